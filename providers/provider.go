@@ -1,0 +1,152 @@
+package providers
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+)
+
+// Provider streams model responses. Implementations must be safe for
+// concurrent use by several runs.
+type Provider interface {
+	// Stream sends req to the model and returns the response as a sequence
+	// of events: StreamStart first, then block events, and last exactly one
+	// StreamDone or StreamError carrying the final message. Failures after
+	// the request was accepted (HTTP errors, broken streams, cancellation)
+	// are reported inside the sequence as StreamError with stop reason error
+	// or aborted, never as a Go error; the error result is for requests that
+	// cannot be made at all (a misconfigured provider).
+	//
+	// The sequence is consumed once, on the caller's goroutine. When ctx is
+	// cancelled the sequence must end promptly with stop reason aborted.
+	Stream(ctx context.Context, req *Request) (iter.Seq[StreamEvent], error)
+}
+
+// Request is what a provider sends to the model for one response.
+type Request struct {
+	Model        Model
+	SystemPrompt string
+	Messages     []Message
+	Tools        []ToolSpec
+	Options      Options
+}
+
+// ToolSpec is how a provider describes a tool to the model.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Options are per-request settings. The zero value asks for the provider's
+// defaults.
+type Options struct {
+	// APIKey is the key resolved for this call; providers never log it.
+	APIKey      string
+	MaxTokens   int
+	Temperature *float64
+	// Reasoning is the reasoning effort ("minimal" ... "high"), empty for
+	// none.
+	Reasoning string
+	SessionID string
+	Headers   map[string]string
+}
+
+// StreamEventType names a stream event.
+type StreamEventType string
+
+// The stream event types, with the reference's names.
+const (
+	StreamStart         StreamEventType = "start"
+	StreamTextStart     StreamEventType = "text_start"
+	StreamTextDelta     StreamEventType = "text_delta"
+	StreamTextEnd       StreamEventType = "text_end"
+	StreamThinkingStart StreamEventType = "thinking_start"
+	StreamThinkingDelta StreamEventType = "thinking_delta"
+	StreamThinkingEnd   StreamEventType = "thinking_end"
+	StreamToolCallStart StreamEventType = "toolcall_start"
+	StreamToolCallDelta StreamEventType = "toolcall_delta"
+	StreamToolCallEnd   StreamEventType = "toolcall_end"
+	StreamDone          StreamEventType = "done"
+	StreamError         StreamEventType = "error"
+)
+
+// StreamEvent is one step of a streamed response.
+type StreamEvent struct {
+	Type StreamEventType
+	// ContentIndex is the index of the block a block event is about.
+	ContentIndex int
+	// Delta is the new text of a *_delta event (for tool calls, a fragment
+	// of the argument JSON).
+	Delta string
+	// Content is the block's complete text, on text_end and thinking_end.
+	Content string
+	// ToolCall is the finished call, on toolcall_end.
+	ToolCall *ToolCall
+	// Reason is the stop reason, on done and error.
+	Reason StopReason
+	// Message is a snapshot of the message so far: the partial message on
+	// start and block events, the final message on done and error.
+	// Snapshots are immutable; taking one costs O(number of blocks), never a
+	// copy of the text.
+	Message *AssistantMessage
+}
+
+// MarshalJSON encodes the event with the reference's field names: the
+// message is "partial" on start and block events, "message" on done and
+// "error" on error.
+func (e StreamEvent) MarshalJSON() ([]byte, error) {
+	type out struct {
+		Type         StreamEventType   `json:"type"`
+		ContentIndex *int              `json:"contentIndex,omitempty"`
+		Delta        string            `json:"delta,omitempty"`
+		Content      string            `json:"content,omitempty"`
+		ToolCall     *ToolCall         `json:"toolCall,omitempty"`
+		Reason       StopReason        `json:"reason,omitempty"`
+		Partial      *AssistantMessage `json:"partial,omitempty"`
+		Message      *AssistantMessage `json:"message,omitempty"`
+		Error        *AssistantMessage `json:"error,omitempty"`
+	}
+	o := out{Type: e.Type, Delta: e.Delta, Content: e.Content, ToolCall: e.ToolCall, Reason: e.Reason}
+	switch e.Type {
+	case StreamStart:
+		o.Partial = e.Message
+	case StreamDone:
+		o.Message = e.Message
+	case StreamError:
+		o.Error = e.Message
+	default:
+		i := e.ContentIndex
+		o.ContentIndex = &i
+		o.Partial = e.Message
+	}
+	return json.Marshal(o)
+}
+
+// UnmarshalJSON decodes the reference's encoding.
+func (e *StreamEvent) UnmarshalJSON(data []byte) error {
+	var in struct {
+		Type         StreamEventType   `json:"type"`
+		ContentIndex int               `json:"contentIndex"`
+		Delta        string            `json:"delta"`
+		Content      string            `json:"content"`
+		ToolCall     *ToolCall         `json:"toolCall"`
+		Reason       StopReason        `json:"reason"`
+		Partial      *AssistantMessage `json:"partial"`
+		Message      *AssistantMessage `json:"message"`
+		Error        *AssistantMessage `json:"error"`
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return err
+	}
+	msg := in.Partial
+	if in.Message != nil {
+		msg = in.Message
+	}
+	if in.Error != nil {
+		msg = in.Error
+	}
+	*e = StreamEvent{Type: in.Type, ContentIndex: in.ContentIndex, Delta: in.Delta, Content: in.Content,
+		ToolCall: in.ToolCall, Reason: in.Reason, Message: msg}
+	return nil
+}

@@ -1,0 +1,59 @@
+package providers
+
+// Usage counts the tokens of one model call and what they cost.
+type Usage struct {
+	Input       int  `json:"input"`
+	Output      int  `json:"output"`
+	CacheRead   int  `json:"cacheRead"`
+	CacheWrite  int  `json:"cacheWrite"`
+	TotalTokens int  `json:"totalTokens"`
+	Cost        Cost `json:"cost"`
+}
+
+// Cost is the price of a Usage in dollars, by kind of token.
+type Cost struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+	Total      float64 `json:"total"`
+}
+
+// Prices are a model's prices in dollars per million tokens.
+type Prices struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+}
+
+// Model describes an LLM as the loop and a provider need to know it.
+type Model struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	API      string `json:"api"`
+	Provider string `json:"provider"`
+	BaseURL  string `json:"baseUrl"`
+	// Reasoning reports whether the model supports a reasoning budget.
+	Reasoning     bool   `json:"reasoning"`
+	ContextWindow int    `json:"contextWindow"`
+	MaxTokens     int    `json:"maxTokens"`
+	Prices        Prices `json:"cost"`
+}
+
+// Priced returns u with its Cost computed from the model's prices and its
+// TotalTokens filled in when the provider left it zero.
+func (m Model) Priced(u Usage) Usage {
+	if u.TotalTokens == 0 {
+		u.TotalTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
+	}
+	const perMillion = 1e6
+	u.Cost = Cost{
+		Input:      float64(u.Input) * m.Prices.Input / perMillion,
+		Output:     float64(u.Output) * m.Prices.Output / perMillion,
+		CacheRead:  float64(u.CacheRead) * m.Prices.CacheRead / perMillion,
+		CacheWrite: float64(u.CacheWrite) * m.Prices.CacheWrite / perMillion,
+	}
+	u.Cost.Total = u.Cost.Input + u.Cost.Output + u.Cost.CacheRead + u.Cost.CacheWrite
+	return u
+}

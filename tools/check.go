@@ -1,0 +1,341 @@
+package tools
+
+import (
+	"math"
+	"math/big"
+	"reflect"
+	"strings"
+	"unicode/utf8"
+)
+
+// A Violation is one way a value fails its schema.
+type Violation struct {
+	// Path locates the value: property names and array indexes joined by
+	// dots ("edits.0.oldText"), "root" for the arguments as a whole. For a
+	// missing required property it is the path of that property.
+	Path string
+	// Message says what is wrong, in the reference's wording
+	// ("must be integer", "must have required properties path").
+	Message string
+}
+
+// checker walks a value against a compiled schema and collects violations.
+// With first set it stops at the first one (a plain validity test).
+type checker struct {
+	path  []string
+	out   []Violation
+	first bool
+}
+
+func (n *node) valid(v any) bool {
+	c := checker{first: true}
+	c.check(v, n)
+	return len(c.out) == 0
+}
+
+func (n *node) violations(v any) []Violation {
+	var c checker
+	c.check(v, n)
+	return c.out
+}
+
+func (c *checker) done() bool { return c.first && len(c.out) > 0 }
+
+func (c *checker) add(msg string, extra ...string) {
+	p := c.path
+	if len(extra) > 0 {
+		p = append(p[:len(p):len(p)], extra...)
+	}
+	path := strings.Join(p, ".")
+	if path == "" {
+		path = "root"
+	}
+	c.out = append(c.out, Violation{Path: path, Message: msg})
+}
+
+func (c *checker) check(v any, n *node) {
+	if n == nil || c.done() {
+		return
+	}
+	s := n.s
+	if n.ref != nil {
+		c.check(v, n.ref)
+	}
+	if len(n.types) > 0 && !matchesAny(v, n.types) {
+		if len(n.types) == 1 {
+			c.add("must be " + n.types[0])
+		} else {
+			c.add("must be either " + strings.Join(n.types, " or "))
+		}
+		return
+	}
+	if jsType(v) == "invalid" {
+		c.add("must be a JSON value")
+		return
+	}
+	if s.Enum != nil && !containsValue(s.Enum, v) {
+		c.add("must be equal to one of the allowed values")
+	}
+	if s.Const != nil && !equalJSON(Clone(*s.Const), v) {
+		c.add("must be equal to constant")
+	}
+	switch x := v.(type) {
+	case float64:
+		c.number(x, n)
+	case string:
+		c.string(x, n)
+	case []any:
+		c.array(x, n)
+	case map[string]any:
+		c.object(x, n)
+	}
+	for _, m := range n.allOf {
+		c.check(v, m)
+	}
+	if len(n.anyOf) > 0 && !c.done() {
+		c.union(v, n.anyOf, false)
+	}
+	if len(n.oneOf) > 0 && !c.done() {
+		c.union(v, n.oneOf, true)
+	}
+	if n.not != nil && n.not.valid(v) {
+		c.add("must not be valid")
+	}
+	if s.If != nil && !c.done() {
+		c.conditional(v, n)
+	}
+}
+
+func (c *checker) union(v any, members []*node, exactlyOne bool) {
+	var nested []Violation
+	matched := 0
+	for _, m := range members {
+		sub := checker{path: c.path}
+		sub.check(v, m)
+		if len(sub.out) == 0 {
+			matched++
+		} else {
+			nested = append(nested, sub.out...)
+		}
+	}
+	switch {
+	case !exactlyOne && matched > 0, exactlyOne && matched == 1:
+		return
+	case exactlyOne && matched > 1:
+		c.add("must match exactly one schema in oneOf")
+		return
+	}
+	c.out = append(c.out, nested...)
+	if exactlyOne {
+		c.add("must match exactly one schema in oneOf")
+	} else {
+		c.add("must match a schema in anyOf")
+	}
+}
+
+func (c *checker) conditional(v any, n *node) {
+	// Conditionals are rare in tool schemas; compile them on demand.
+	cond, err := compileSchema(n.s.If)
+	if err != nil {
+		return
+	}
+	branch := n.s.Else
+	if cond.valid(v) {
+		branch = n.s.Then
+	}
+	if branch == nil {
+		return
+	}
+	if b, err := compileSchema(branch); err == nil {
+		c.check(v, b)
+	}
+}
+
+func (c *checker) number(f float64, n *node) {
+	s := n.s
+	if s.Minimum != nil && f < *s.Minimum {
+		c.add("must be >= " + jsString(*s.Minimum))
+	}
+	if s.Maximum != nil && f > *s.Maximum {
+		c.add("must be <= " + jsString(*s.Maximum))
+	}
+	if s.ExclusiveMinimum != nil && f <= *s.ExclusiveMinimum {
+		c.add("must be > " + jsString(*s.ExclusiveMinimum))
+	}
+	if s.ExclusiveMaximum != nil && f >= *s.ExclusiveMaximum {
+		c.add("must be < " + jsString(*s.ExclusiveMaximum))
+	}
+	if m := s.MultipleOf; m != nil && *m > 0 && !isMultiple(f, *m) {
+		c.add("must be multiple of " + jsString(*m))
+	}
+}
+
+func isMultiple(f, m float64) bool {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return false
+	}
+	q := new(big.Rat).Quo(new(big.Rat).SetFloat64(f), new(big.Rat).SetFloat64(m))
+	return q.IsInt()
+}
+
+func (c *checker) string(x string, n *node) {
+	s := n.s
+	if s.MinLength != nil || s.MaxLength != nil {
+		l := utf8.RuneCountInString(x)
+		if s.MinLength != nil && l < *s.MinLength {
+			c.add("must not have fewer than " + itoa(*s.MinLength) + " characters")
+		}
+		if s.MaxLength != nil && l > *s.MaxLength {
+			c.add("must not have more than " + itoa(*s.MaxLength) + " characters")
+		}
+	}
+	if n.pattern != nil && !n.pattern.MatchString(x) {
+		c.add(`must match pattern "` + s.Pattern + `"`)
+	}
+}
+
+func (c *checker) array(a []any, n *node) {
+	s := n.s
+	if s.MinItems != nil && len(a) < *s.MinItems {
+		c.add("must not have fewer than " + itoa(*s.MinItems) + " items")
+	}
+	if s.MaxItems != nil && len(a) > *s.MaxItems {
+		c.add("must not have more than " + itoa(*s.MaxItems) + " items")
+	}
+	if s.UniqueItems && hasDuplicate(a) {
+		c.add("must not have duplicate items")
+	}
+	rest := 0
+	for i, p := range n.prefix {
+		if i >= len(a) {
+			break
+		}
+		c.at(itoa(i), a[i], p)
+		rest = i + 1
+	}
+	if n.items != nil {
+		for i := rest; i < len(a) && !c.done(); i++ {
+			c.at(itoa(i), a[i], n.items)
+		}
+	}
+	if s.Contains != nil {
+		cn, err := compileSchema(s.Contains)
+		if err == nil {
+			found := 0
+			for _, e := range a {
+				if cn.valid(e) {
+					found++
+				}
+			}
+			if want := 1; s.MinContains != nil {
+				want = *s.MinContains
+				if found < want {
+					c.add("must contain at least " + itoa(want) + " valid item(s)")
+				}
+			} else if found < want {
+				c.add("must contain at least 1 valid item(s)")
+			}
+			if s.MaxContains != nil && found > *s.MaxContains {
+				c.add("must contain at most " + itoa(*s.MaxContains) + " valid item(s)")
+			}
+		}
+	}
+}
+
+func (c *checker) object(obj map[string]any, n *node) {
+	s := n.s
+	var missing []string
+	for _, r := range s.Required {
+		if _, ok := obj[r]; !ok {
+			missing = append(missing, r)
+		}
+	}
+	if len(missing) > 0 {
+		c.add("must have required properties "+strings.Join(missing, ", "), missing[0])
+	}
+	for prop, deps := range s.DependentRequired {
+		if _, ok := obj[prop]; !ok {
+			continue
+		}
+		for _, d := range deps {
+			if _, ok := obj[d]; !ok {
+				c.add("must have property "+d+" when property "+prop+" is present", d)
+			}
+		}
+	}
+	if s.MinProperties != nil && len(obj) < *s.MinProperties {
+		c.add("must not have fewer than " + itoa(*s.MinProperties) + " properties")
+	}
+	if s.MaxProperties != nil && len(obj) > *s.MaxProperties {
+		c.add("must not have more than " + itoa(*s.MaxProperties) + " properties")
+	}
+	for _, k := range n.keys {
+		if e, ok := obj[k]; ok {
+			c.at(k, e, n.props[k])
+		}
+	}
+	extra := false
+	for k, e := range obj {
+		if _, declared := n.props[k]; declared {
+			continue
+		}
+		matched := false
+		for re, p := range n.patterns {
+			if re.MatchString(k) {
+				matched = true
+				c.at(k, e, p)
+			}
+		}
+		if matched {
+			continue
+		}
+		switch {
+		case n.addlNo:
+			extra = true
+		case n.addl != nil:
+			c.at(k, e, n.addl)
+		}
+	}
+	if extra {
+		c.add("must not have additional properties")
+	}
+	if s.PropertyNames != nil {
+		if pn, err := compileSchema(s.PropertyNames); err == nil {
+			for k := range obj {
+				if !pn.valid(k) {
+					c.add("property name must be valid", k)
+				}
+			}
+		}
+	}
+}
+
+func (c *checker) at(seg string, v any, n *node) {
+	c.path = append(c.path, seg)
+	c.check(v, n)
+	c.path = c.path[:len(c.path)-1]
+}
+
+func containsValue(list []any, v any) bool {
+	for _, e := range list {
+		if equalJSON(Clone(e), v) {
+			return true
+		}
+	}
+	return false
+}
+
+func equalJSON(a, b any) bool { return reflect.DeepEqual(a, b) }
+
+func hasDuplicate(a []any) bool {
+	for i := range a {
+		for j := i + 1; j < len(a); j++ {
+			if equalJSON(a[i], a[j]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func itoa(i int) string { return jsString(float64(i)) }

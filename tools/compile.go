@@ -1,0 +1,276 @@
+package tools
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// node is one schema of a tool's parameters, compiled once with its $ref
+// resolved, for coercion and for listing violations.
+type node struct {
+	s        *jsonschema.Schema
+	types    []string
+	ref      *node
+	props    map[string]*node
+	keys     []string // declared property names, in a stable order
+	addl     *node    // additionalProperties as a schema
+	addlNo   bool     // additionalProperties: false
+	items    *node
+	prefix   []*node
+	allOf    []*node
+	anyOf    []*node
+	oneOf    []*node
+	not      *node
+	pattern  *regexp.Regexp
+	patterns map[*regexp.Regexp]*node
+}
+
+// errRefCycle reports a schema whose $ref (or allOf/anyOf/oneOf/not) chain
+// leads back to itself without descending into the value: validating any
+// value against it would never end.
+var errRefCycle = errors.New("schema has a $ref cycle that never descends into the value")
+
+type compiler struct {
+	root  *jsonschema.Schema
+	nodes map[*jsonschema.Schema]*node
+}
+
+// compileSchema compiles root and everything it references.
+func compileSchema(root *jsonschema.Schema) (*node, error) {
+	c := &compiler{root: root, nodes: map[*jsonschema.Schema]*node{}}
+	n, err := c.compile(root)
+	if err != nil {
+		return nil, err
+	}
+	if hasLoop(n) {
+		return nil, errRefCycle
+	}
+	return n, nil
+}
+
+func (c *compiler) compile(s *jsonschema.Schema) (*node, error) {
+	if s == nil {
+		return nil, nil
+	}
+	if n, ok := c.nodes[s]; ok {
+		return n, nil
+	}
+	n := &node{s: s}
+	c.nodes[s] = n
+	switch {
+	case s.Type != "":
+		n.types = []string{s.Type}
+	case len(s.Types) > 0:
+		n.types = s.Types
+	}
+	var err error
+	if s.Ref != "" {
+		target, rerr := c.lookup(s.Ref)
+		if rerr != nil {
+			return nil, rerr
+		}
+		if n.ref, err = c.compile(target); err != nil {
+			return nil, err
+		}
+	}
+	if len(s.Properties) > 0 {
+		n.props = make(map[string]*node, len(s.Properties))
+		n.keys = orderedKeys(s)
+		for k, p := range s.Properties {
+			if n.props[k], err = c.compile(p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if a := s.AdditionalProperties; a != nil {
+		if isFalse(a) {
+			n.addlNo = true
+		} else if n.addl, err = c.compile(a); err != nil {
+			return nil, err
+		}
+	}
+	for pat, ps := range s.PatternProperties {
+		re, perr := regexp.Compile(pat)
+		if perr != nil {
+			return nil, fmt.Errorf("patternProperties %q: %w", pat, perr)
+		}
+		pn, cerr := c.compile(ps)
+		if cerr != nil {
+			return nil, cerr
+		}
+		if n.patterns == nil {
+			n.patterns = map[*regexp.Regexp]*node{}
+		}
+		n.patterns[re] = pn
+	}
+	if n.items, err = c.compile(s.Items); err != nil {
+		return nil, err
+	}
+	prefix := s.PrefixItems
+	if len(prefix) == 0 {
+		prefix = s.ItemsArray
+	}
+	if n.prefix, err = c.list(prefix); err != nil {
+		return nil, err
+	}
+	if n.allOf, err = c.list(s.AllOf); err != nil {
+		return nil, err
+	}
+	if n.anyOf, err = c.list(s.AnyOf); err != nil {
+		return nil, err
+	}
+	if n.oneOf, err = c.list(s.OneOf); err != nil {
+		return nil, err
+	}
+	if n.not, err = c.compile(s.Not); err != nil {
+		return nil, err
+	}
+	if s.Pattern != "" {
+		if n.pattern, err = regexp.Compile(s.Pattern); err != nil {
+			return nil, fmt.Errorf("pattern %q: %w", s.Pattern, err)
+		}
+	}
+	return n, nil
+}
+
+func (c *compiler) list(ss []*jsonschema.Schema) ([]*node, error) {
+	if len(ss) == 0 {
+		return nil, nil
+	}
+	out := make([]*node, len(ss))
+	for i, s := range ss {
+		n, err := c.compile(s)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+// lookup resolves a local $ref: "#", "#/$defs/NAME", "#/definitions/NAME"
+// and JSON pointers through properties and items below them.
+func (c *compiler) lookup(ref string) (*jsonschema.Schema, error) {
+	if ref == "#" {
+		return c.root, nil
+	}
+	if !strings.HasPrefix(ref, "#/") {
+		return nil, fmt.Errorf("$ref %q: only local references (#/...) are supported", ref)
+	}
+	var cur any = c.root
+	for _, tok := range strings.Split(ref[2:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch x := cur.(type) {
+		case map[string]*jsonschema.Schema:
+			cur = x[tok]
+		case *jsonschema.Schema:
+			if x == nil {
+				return nil, fmt.Errorf("$ref %q: not found", ref)
+			}
+			switch tok {
+			case "$defs":
+				cur = x.Defs
+			case "definitions":
+				cur = x.Definitions
+			case "properties":
+				cur = x.Properties
+			case "items":
+				cur = x.Items
+			default:
+				return nil, fmt.Errorf("$ref %q: not found", ref)
+			}
+		default:
+			return nil, fmt.Errorf("$ref %q: not found", ref)
+		}
+	}
+	s, ok := cur.(*jsonschema.Schema)
+	if !ok || s == nil {
+		return nil, fmt.Errorf("$ref %q: not found", ref)
+	}
+	return s, nil
+}
+
+// hasLoop reports whether some schema reaches itself through edges that
+// apply to the same value ($ref, allOf, anyOf, oneOf, not).
+func hasLoop(root *node) bool {
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := map[*node]int{}
+	var visit func(n *node) bool
+	var all func(n *node) bool
+	visit = func(n *node) bool {
+		switch state[n] {
+		case active:
+			return true
+		case done:
+			return false
+		}
+		state[n] = active
+		same := slices.Concat(n.allOf, n.anyOf, n.oneOf)
+		if n.ref != nil {
+			same = append(same, n.ref)
+		}
+		if n.not != nil {
+			same = append(same, n.not)
+		}
+		for _, m := range same {
+			if visit(m) {
+				return true
+			}
+		}
+		state[n] = done
+		return false
+	}
+	seen := map[*node]bool{}
+	all = func(n *node) bool {
+		if n == nil || seen[n] {
+			return false
+		}
+		seen[n] = true
+		if visit(n) {
+			return true
+		}
+		kids := slices.Concat(n.allOf, n.anyOf, n.oneOf, n.prefix)
+		kids = append(kids, n.ref, n.not, n.items, n.addl)
+		for _, k := range n.keys {
+			kids = append(kids, n.props[k])
+		}
+		for _, p := range n.patterns {
+			kids = append(kids, p)
+		}
+		for _, k := range kids {
+			if all(k) {
+				return true
+			}
+		}
+		return false
+	}
+	return all(root)
+}
+
+func isFalse(s *jsonschema.Schema) bool {
+	b, err := json.Marshal(s)
+	return err == nil && (string(b) == "false" || string(b) == `{"not":{}}`)
+}
+
+func orderedKeys(s *jsonschema.Schema) []string {
+	if len(s.PropertyOrder) == len(s.Properties) {
+		return s.PropertyOrder
+	}
+	keys := make([]string, 0, len(s.Properties))
+	for k := range s.Properties {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,26 @@
+// Package tools defines the tools a model can call, builds them from plain
+// Go functions over struct types, and prepares a call's arguments the way
+// the reference loop does: deep-copy, apply the tool's PrepareArguments
+// shim, coerce primitives toward the schema, then validate.
+//
+// A tool built with [New] is typed end to end: its JSON Schema is generated
+// from the argument struct (json names; fields without omitempty are
+// required; jsonschema tags for descriptions, enums, bounds and defaults),
+// and its body receives the struct decoded from the validated, coerced
+// arguments.
+//
+// Validation failures are [*ValidationError] values whose text is exactly
+// what the reference shows the model:
+//
+//	Validation failed for tool "count":
+//	  - path: must have required properties path
+//	  - count: must be integer
+//
+//	Received arguments:
+//	{
+//	  "count": "abc"
+//	}
+//
+// google/jsonschema-go is the final judge of valid or not; the listing of
+// every violation by instance path is built on top of it.
+package tools

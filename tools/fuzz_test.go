@@ -1,0 +1,51 @@
+package tools
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+var fuzzSchemas = []string{
+	benchSchema,
+	`{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}},"o":{"type":"object","properties":{"b":{"type":"boolean"}},"required":["b"]},"u":{"anyOf":[{"type":"number"},{"type":"boolean"}]},"n":{"type":["null","string"]}}}`,
+	`{"type":"object","properties":{"t":{"type":"array","prefixItems":[{"type":"number"},{"type":"string","minLength":2}]},"x":{"oneOf":[{"type":"integer","minimum":0},{"type":"string","pattern":"^[a-z]+$"}]},"m":{"type":"object","additionalProperties":{"type":"number"}}},"additionalProperties":false}`,
+}
+
+// FuzzValidate feeds arbitrary JSON arguments to validation: it must not
+// panic, must not change its input, and our violation listing must agree
+// with google/jsonschema-go on valid or not.
+func FuzzValidate(f *testing.F) {
+	for _, seed := range []string{`{}`, `{"path":"a","line":"42"}`, `{"a":["1","x"],"o":{"b":"true"},"u":"1","n":""}`,
+		`{"t":["1","ab"],"x":"abc","m":{"k":"2"}}`, `[1,2]`, `null`, `"s"`, `{"line":1e400}`} {
+		for i := range fuzzSchemas {
+			f.Add(uint8(i), seed)
+		}
+	}
+	tools := make([]*Tool, len(fuzzSchemas))
+	for i, s := range fuzzSchemas {
+		tools[i] = Must(NewJSON("t", "", json.RawMessage(s), noop))
+	}
+	f.Fuzz(func(t *testing.T, which uint8, raw string) {
+		var args any
+		if json.Unmarshal([]byte(raw), &args) != nil {
+			return
+		}
+		tool := tools[int(which)%len(tools)]
+		before := Clone(args)
+		v, err := tool.ValidateArguments(args)
+		if !reflect.DeepEqual(before, args) {
+			t.Fatalf("input mutated: %v -> %v", before, args)
+		}
+		if err != nil {
+			ve := err.(*ValidationError)
+			if len(ve.Violations) == 0 {
+				t.Fatalf("google rejected %s but no violation was listed: %v", raw, ve.Cause)
+			}
+			return
+		}
+		if vs := tool.root.violations(v); len(vs) > 0 {
+			t.Fatalf("google accepted %s but we list %v", raw, vs)
+		}
+	})
+}

@@ -1,0 +1,98 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	invopop "github.com/invopop/jsonschema"
+)
+
+// SchemaFor generates the JSON Schema of T's JSON encoding with
+// invopop/jsonschema, shaped the way LLM providers accept it: the root is an
+// object schema with its properties at the top level (not a $ref), $defs
+// holds only nested or recursive types, and $schema and $id are left out.
+//
+// Fields use their json names; a field without omitempty is required;
+// `jsonschema:"description=...,enum=a,enum=b,minimum=0,default=..."` tags
+// add constraints (see invopop/jsonschema). Additional properties are
+// allowed, as in the reference: a model's extra keys are ignored rather
+// than refused.
+func SchemaFor[T any]() (*jsonschema.Schema, error) {
+	t := reflect.TypeFor[T]()
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	r := &invopop.Reflector{AllowAdditionalProperties: true}
+	s := r.ReflectFromType(t)
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("schema for %v: %w", t, err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("schema for %v: %w", t, err)
+	}
+	inlineRoot(m)
+	delete(m, "$schema")
+	delete(m, "$id")
+	raw, err = json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("schema for %v: %w", t, err)
+	}
+	var out jsonschema.Schema
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, fmt.Errorf("schema for %v: %w", t, err)
+	}
+	return &out, nil
+}
+
+// inlineRoot replaces a top-level {"$ref": "#/$defs/T"} by T's definition.
+// The definition stays in $defs only when something still refers to it (a
+// recursive type); references to it then point at the root.
+func inlineRoot(m map[string]any) {
+	ref, _ := m["$ref"].(string)
+	defs, _ := m["$defs"].(map[string]any)
+	name, ok := strings.CutPrefix(ref, "#/$defs/")
+	if !ok || defs == nil {
+		return
+	}
+	def, _ := defs[name].(map[string]any)
+	if def == nil {
+		return
+	}
+	delete(m, "$ref")
+	delete(defs, name)
+	for k, v := range def {
+		m[k] = v
+	}
+	// Anything that still refers to the root type now refers to "#".
+	rest, _ := json.Marshal(defs)
+	own, _ := json.Marshal(def)
+	needle := []byte(`"#/$defs/` + name + `"`)
+	if bytes.Contains(rest, needle) || bytes.Contains(own, needle) {
+		rewriteRefs(m, "#/$defs/"+name, "#")
+	}
+	if len(defs) == 0 {
+		delete(m, "$defs")
+	}
+}
+
+func rewriteRefs(v any, from, to string) {
+	switch x := v.(type) {
+	case map[string]any:
+		if r, ok := x["$ref"].(string); ok && r == from {
+			x["$ref"] = to
+		}
+		for _, e := range x {
+			rewriteRefs(e, from, to)
+		}
+	case []any:
+		for _, e := range x {
+			rewriteRefs(e, from, to)
+		}
+	}
+}

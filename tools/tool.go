@@ -1,0 +1,189 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agentloop/agentloop/providers"
+)
+
+// Mode says how a tool's calls may run relative to the other calls of the
+// same assistant message.
+type Mode int
+
+const (
+	// Parallel lets the call's body run together with its siblings' bodies.
+	Parallel Mode = iota
+	// Sequential makes the whole batch of calls run one at a time, in call
+	// order, whenever a call to this tool is part of it.
+	Sequential
+)
+
+// String returns "parallel" or "sequential".
+func (m Mode) String() string {
+	if m == Sequential {
+		return "sequential"
+	}
+	return "parallel"
+}
+
+// Result is what a tool returns to the model.
+type Result struct {
+	// Content is what the model sees: text and image blocks.
+	Content []providers.Content `json:"content"`
+	// Details is structured data for user interfaces and logs.
+	Details any `json:"details,omitempty"`
+	// Terminate asks the loop to stop after this batch of calls. The loop
+	// stops only when every result of the batch asks for it.
+	Terminate bool `json:"terminate,omitempty"`
+	// Usage is the tool's own usage, if it used a model.
+	Usage *providers.Usage `json:"usage,omitempty"`
+}
+
+// TextResult returns a Result holding one text block.
+func TextResult(text string) Result {
+	return Result{Content: []providers.Content{providers.Text{Text: text}}}
+}
+
+// UpdateFunc publishes a partial result while a tool body runs. Calls made
+// after the body returned are ignored.
+type UpdateFunc func(partial Result)
+
+// Func is a tool body over arguments of type T: it receives the run's
+// context (cancelled when the run is aborted or the tool's timeout passes),
+// the call's id, the validated arguments, and a function to publish
+// progress. A returned error becomes an error result carrying its text.
+type Func[T any] func(ctx context.Context, id string, args T, update UpdateFunc) (Result, error)
+
+// Tool is a function the model can call. Build one with [New] (from a Go
+// struct type) or [NewJSON] (from a hand-written JSON Schema); the schema is
+// compiled once, there. The exported fields may be set after construction,
+// before the tool is handed to a run.
+type Tool struct {
+	// Name is what the model calls the tool by.
+	Name string
+	// Label is a human-readable name for user interfaces; Name when empty.
+	Label string
+	// Description tells the model what the tool does.
+	Description string
+	// Mode is Parallel (the default) or Sequential.
+	Mode Mode
+	// Timeout bounds one run of the body; zero means no limit of its own.
+	Timeout time.Duration
+	// PrepareArguments is an optional compatibility shim applied to a copy
+	// of the raw arguments before validation, for example to lift a legacy
+	// argument shape into the current schema. Its result is validated like
+	// any arguments.
+	PrepareArguments func(args any) (any, error)
+
+	params   json.RawMessage
+	resolved *jsonschema.Resolved
+	root     *node
+	body     Func[any]
+}
+
+// New builds a tool whose arguments are a T, usually a struct. The schema is
+// generated from T (see [SchemaFor]); the body receives the arguments
+// decoded into a T after coercion and validation.
+func New[T any](name, description string, fn Func[T]) (*Tool, error) {
+	schema, err := SchemaFor[T]()
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: %w", name, err)
+	}
+	body := func(ctx context.Context, id string, args any, update UpdateFunc) (Result, error) {
+		in, err := decode[T](args)
+		if err != nil {
+			return Result{}, err
+		}
+		return fn(ctx, id, in, update)
+	}
+	return build(name, description, schema, body)
+}
+
+// NewJSON builds a tool from a hand-written JSON Schema for its arguments.
+// The body receives the validated, coerced arguments as a generic JSON value
+// (normally a map[string]any).
+func NewJSON(name, description string, schema json.RawMessage, fn Func[any]) (*Tool, error) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return nil, fmt.Errorf("tool %q: schema: %w", name, err)
+	}
+	return build(name, description, &s, fn)
+}
+
+// Must returns t, and panics if err is not nil. It is for tools defined at
+// program start, whose schema errors are programming errors.
+func Must(t *Tool, err error) *Tool {
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func build(name, description string, s *jsonschema.Schema, fn Func[any]) (*Tool, error) {
+	if name == "" {
+		return nil, fmt.Errorf("tool: empty name")
+	}
+	if fn == nil {
+		return nil, fmt.Errorf("tool %q: nil body", name)
+	}
+	s.Schema, s.ID = "", ""
+	root, err := compileSchema(s)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: schema: %w", name, err)
+	}
+	resolved, err := s.Resolve(&jsonschema.ResolveOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: schema: %w", name, err)
+	}
+	params, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: schema: %w", name, err)
+	}
+	return &Tool{Name: name, Description: description, params: params, resolved: resolved, root: root, body: fn}, nil
+}
+
+// Parameters returns the JSON Schema of the arguments, as providers send it:
+// an object schema with its properties at the top level.
+func (t *Tool) Parameters() json.RawMessage { return append(json.RawMessage(nil), t.params...) }
+
+// Spec returns the description of the tool a provider sends to the model.
+func (t *Tool) Spec() providers.ToolSpec {
+	return providers.ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.params}
+}
+
+// DisplayLabel returns Label, or Name when Label is empty.
+func (t *Tool) DisplayLabel() string {
+	if t.Label != "" {
+		return t.Label
+	}
+	return t.Name
+}
+
+// Execute runs the tool's body with arguments that ValidateArguments
+// returned. It does not recover panics or apply the timeout; the loop does.
+func (t *Tool) Execute(ctx context.Context, id string, args any, update UpdateFunc) (Result, error) {
+	if update == nil {
+		update = func(Result) {}
+	}
+	return t.body(ctx, id, args, update)
+}
+
+func decode[T any](args any) (T, error) {
+	var in T
+	if v, ok := args.(T); ok {
+		return v, nil
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return in, fmt.Errorf("decoding arguments: %w", err)
+	}
+	if err := json.Unmarshal(b, &in); err != nil {
+		return in, fmt.Errorf("decoding arguments: %w", err)
+	}
+	return in, nil
+}

@@ -1,0 +1,95 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// ValidationError reports arguments that do not fit a tool's schema. Its
+// Error text is what the model sees.
+type ValidationError struct {
+	// Tool is the name of the tool the call named.
+	Tool string
+	// Violations lists every violation found, by path.
+	Violations []Violation
+	// Received is the argument value that was validated: after
+	// PrepareArguments, before coercion.
+	Received any
+	// Cause is the validator's own error.
+	Cause error
+}
+
+// Error formats the error the way the reference does.
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Validation failed for tool %q:\n", e.Tool)
+	if len(e.Violations) == 0 {
+		b.WriteString("  - root: ")
+		if e.Cause != nil {
+			b.WriteString(e.Cause.Error())
+		} else {
+			b.WriteString("Unknown validation error")
+		}
+		b.WriteByte('\n')
+	}
+	for _, v := range e.Violations {
+		fmt.Fprintf(&b, "  - %s: %s\n", v.Path, v.Message)
+	}
+	b.WriteString("\nReceived arguments:\n")
+	b.WriteString(indentJSON(e.Received))
+	return b.String()
+}
+
+// Unwrap returns the validator's own error.
+func (e *ValidationError) Unwrap() error { return e.Cause }
+
+// ValidateArguments checks a call's arguments against the tool's schema and
+// returns the value the body should receive. It never changes args: it
+// works on a deep copy, coerces that copy toward the schema (numbers from
+// numeric strings, booleans from "true"/"false", and the other rules of the
+// reference), and validates the result. Invalid arguments give a
+// [*ValidationError] naming every violation. PrepareArguments is not
+// applied here; see [Tool.Prepare].
+func (t *Tool) ValidateArguments(args any) (any, error) {
+	v, ok := cloneDepth(args, MaxDepth)
+	if !ok {
+		return nil, &ValidationError{Tool: t.Name, Received: args, Violations: []Violation{
+			{Path: "root", Message: "must not nest objects and arrays more than " + itoa(MaxDepth) + " levels deep"}}}
+	}
+	v = coerce(v, t.root)
+	if err := t.resolved.Validate(v); err != nil {
+		return nil, &ValidationError{Tool: t.Name, Violations: t.root.violations(v), Received: args, Cause: err}
+	}
+	return v, nil
+}
+
+// Prepare runs the whole argument pipeline for one call: a deep copy of the
+// raw arguments through PrepareArguments (when set), then
+// ValidateArguments. A panicking shim is reported as an error.
+func (t *Tool) Prepare(raw map[string]any) (args any, err error) {
+	var in any = raw
+	if t.PrepareArguments != nil {
+		defer func() {
+			if r := recover(); r != nil {
+				args, err = nil, fmt.Errorf("panic: %v", r)
+			}
+		}()
+		if in, err = t.PrepareArguments(Clone(raw)); err != nil {
+			return nil, err
+		}
+	}
+	return t.ValidateArguments(in)
+}
+
+func indentJSON(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
+}

@@ -1,0 +1,195 @@
+package tools
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// Clone returns a deep copy of a JSON value (maps, slices, strings,
+// numbers, booleans and nil), normalized to the types encoding/json decodes
+// into: every Go number becomes a float64, and a json.Number that fits a
+// float64 becomes one too. Values of other Go types are converted through
+// their JSON encoding; a value that cannot be encoded is kept as it is, and
+// validation will reject it.
+func Clone(v any) any {
+	c, _ := cloneDepth(v, -1)
+	return c
+}
+
+// MaxDepth is how deeply arguments may nest (objects and arrays inside each
+// other) before validation refuses them without walking further. Real tool
+// arguments stay far below it; the bound keeps hostile input from costing
+// time quadratic in its depth.
+const MaxDepth = 100
+
+// cloneDepth is Clone with a nesting budget; budget < 0 means unlimited. It
+// reports false when the value nests deeper than the budget.
+func cloneDepth(v any, budget int) (any, bool) {
+	if budget == 0 {
+		switch v.(type) {
+		case map[string]any, []any:
+			return nil, false
+		}
+	}
+	switch x := v.(type) {
+	case nil, string, bool, float64:
+		return v, true
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			c, ok := cloneDepth(e, budget-1)
+			if !ok {
+				return nil, false
+			}
+			m[k] = c
+		}
+		return m, true
+	case []any:
+		s := make([]any, len(x))
+		for i, e := range x {
+			c, ok := cloneDepth(e, budget-1)
+			if !ok {
+				return nil, false
+			}
+			s[i] = c
+		}
+		return s, true
+	case json.Number:
+		if f, err := x.Float64(); err == nil && !math.IsInf(f, 0) {
+			return f, true
+		}
+		return v, true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case int32:
+		return float64(x), true
+	case float32:
+		return float64(x), true
+	case uint:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	}
+	c := cloneViaJSON(v)
+	if _, isMap := c.(map[string]any); isMap || isSlice(c) {
+		return cloneDepth(c, budget)
+	}
+	return c, true
+}
+
+func isSlice(v any) bool { _, ok := v.([]any); return ok }
+
+func cloneViaJSON(v any) any {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return v
+	}
+	return out
+}
+
+// jsType reports the JSON type of a normalized value, as JSON Schema names
+// it; whole numbers report "integer".
+func jsType(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case float64:
+		if x == math.Trunc(x) && !math.IsInf(x, 0) {
+			return "integer"
+		}
+		return "number"
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	}
+	return "invalid"
+}
+
+// hasType reports whether v is of the JSON Schema type t.
+func hasType(v any, t string) bool {
+	got := jsType(v)
+	return got == t || (t == "number" && got == "integer")
+}
+
+// jsNumber parses a string the way JavaScript's Number() does for the
+// inputs a model sends: surrounding white space is ignored, and decimal,
+// exponent and 0x/0o/0b forms are accepted.
+func jsNumber(s string) (float64, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, false
+	}
+	if len(s) > 2 && s[0] == '0' {
+		base := 0
+		switch s[1] {
+		case 'x', 'X':
+			base = 16
+		case 'o', 'O':
+			base = 8
+		case 'b', 'B':
+			base = 2
+		}
+		if base != 0 {
+			if strings.ContainsAny(s[2:], "_+-") {
+				return 0, false
+			}
+			n, err := strconv.ParseUint(s[2:], base, 64)
+			return float64(n), err == nil
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
+			return 0, false
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !isRangeErr(err) {
+		return 0, false
+	}
+	return f, true
+}
+
+func isRangeErr(err error) bool {
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
+}
+
+// jsString formats a number the way JavaScript's String() does.
+func jsString(f float64) string {
+	switch {
+	case f == 0:
+		return "0"
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	if a := math.Abs(f); a >= 1e21 || a < 1e-6 {
+		s := strconv.FormatFloat(f, 'e', -1, 64)
+		mant, exp, _ := strings.Cut(s, "e")
+		sign := exp[0]
+		exp = strings.TrimLeft(exp[1:], "0")
+		return mant + "e" + string(sign) + exp
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
