@@ -187,3 +187,27 @@ func decode[T any](args any) (T, error) {
 	}
 	return in, nil
 }
+
+// UnmarshalJSON decodes a result, choosing each content block's Go type by
+// its "type" field.
+func (r *Result) UnmarshalJSON(data []byte) error {
+	var in struct {
+		Content   []json.RawMessage `json:"content"`
+		Details   any               `json:"details"`
+		Terminate bool              `json:"terminate"`
+		Usage     *providers.Usage  `json:"usage"`
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return fmt.Errorf("tool result: %w", err)
+	}
+	out := Result{Details: in.Details, Terminate: in.Terminate, Usage: in.Usage}
+	for _, raw := range in.Content {
+		c, err := providers.UnmarshalContent(raw)
+		if err != nil {
+			return fmt.Errorf("tool result: %w", err)
+		}
+		out.Content = append(out.Content, c)
+	}
+	*r = out
+	return nil
+}

@@ -1,0 +1,135 @@
+// Package events defines the events a run publishes, with the reference's
+// JSON names, and the [Bus] that delivers them to subscribers in one total
+// order.
+//
+// A run publishes, in order: agent_start; for each turn turn_start, the
+// message_start/message_update/message_end events of the messages it adds,
+// the tool_execution_start/update/end events of its tool calls, and
+// turn_end; and finally agent_end with every message the run produced.
+//
+// Events are immutable values. A subscriber may keep one for as long as it
+// likes: nothing the run does later changes it. Messages, arguments and
+// results inside an event are shared with the transcript, so subscribers
+// must treat them as read-only.
+package events
+
+import (
+	"context"
+
+	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/tools"
+)
+
+// Type is an event's JSON type name.
+type Type string
+
+// The event types, with the reference's names.
+const (
+	TypeAgentStart          Type = "agent_start"
+	TypeAgentEnd            Type = "agent_end"
+	TypeTurnStart           Type = "turn_start"
+	TypeTurnEnd             Type = "turn_end"
+	TypeMessageStart        Type = "message_start"
+	TypeMessageUpdate       Type = "message_update"
+	TypeMessageEnd          Type = "message_end"
+	TypeToolExecutionStart  Type = "tool_execution_start"
+	TypeToolExecutionUpdate Type = "tool_execution_update"
+	TypeToolExecutionEnd    Type = "tool_execution_end"
+)
+
+// Event is one step of a run. The set of event types is closed: a type
+// switch over the ten types of this package is exhaustive.
+type Event interface {
+	Type() Type
+	isEvent()
+}
+
+// Sink receives a run's events. The loop calls it from one goroutine at a
+// time, in the run's order; ctx is the run's context.
+type Sink func(ctx context.Context, e Event)
+
+// AgentStart is the first event of a run.
+type AgentStart struct{}
+
+// AgentEnd is the last event of a run. Messages holds every message the run
+// produced (its prompts included), in transcript order.
+type AgentEnd struct {
+	Messages []providers.Message
+}
+
+// TurnStart opens a turn: one assistant response and its tool calls.
+type TurnStart struct{}
+
+// TurnEnd closes a turn with its assistant message and the results of its
+// tool calls, in call order.
+type TurnEnd struct {
+	Message     providers.AssistantMessage
+	ToolResults []providers.ToolResultMessage
+}
+
+// MessageStart announces a message: a prompt, a steering or follow-up
+// message, the assistant's response (partial, as it starts streaming) or a
+// tool result.
+type MessageStart struct {
+	Message providers.Message
+}
+
+// MessageUpdate carries one streamed step of the assistant's response.
+type MessageUpdate struct {
+	// Stream is the provider's event; Stream.Message is an immutable
+	// snapshot of the message so far.
+	Stream providers.StreamEvent
+}
+
+// MessageEnd closes a message; Message is its final form.
+type MessageEnd struct {
+	Message providers.Message
+}
+
+// ToolExecutionStart says the loop has begun handling a tool call, before
+// any check: a call that then fails a check still gets its end event.
+type ToolExecutionStart struct {
+	ToolCallID string
+	ToolName   string
+	// Args are the arguments exactly as the model sent them.
+	Args map[string]any
+}
+
+// ToolExecutionUpdate carries a partial result a running tool published.
+type ToolExecutionUpdate struct {
+	ToolCallID string
+	ToolName   string
+	Args       map[string]any
+	Partial    tools.Result
+}
+
+// ToolExecutionEnd says a tool call is finished. It goes out the moment the
+// call finishes, so in parallel mode end events follow completion order.
+type ToolExecutionEnd struct {
+	ToolCallID string
+	ToolName   string
+	Result     tools.Result
+	IsError    bool
+}
+
+func (AgentStart) Type() Type          { return TypeAgentStart }
+func (AgentEnd) Type() Type            { return TypeAgentEnd }
+func (TurnStart) Type() Type           { return TypeTurnStart }
+func (TurnEnd) Type() Type             { return TypeTurnEnd }
+func (MessageStart) Type() Type        { return TypeMessageStart }
+func (MessageUpdate) Type() Type       { return TypeMessageUpdate }
+func (MessageEnd) Type() Type          { return TypeMessageEnd }
+func (ToolExecutionStart) Type() Type  { return TypeToolExecutionStart }
+func (ToolExecutionUpdate) Type() Type { return TypeToolExecutionUpdate }
+func (ToolExecutionEnd) Type() Type    { return TypeToolExecutionEnd }
+
+func (AgentStart) isEvent()          {}
+func (AgentEnd) isEvent()            {}
+func (TurnStart) isEvent()           {}
+func (TurnEnd) isEvent()             {}
+func (MessageStart) isEvent()        {}
+func (MessageUpdate) isEvent()       {}
+func (MessageEnd) isEvent()          {}
+func (ToolExecutionStart) isEvent()  {}
+func (ToolExecutionUpdate) isEvent() {}
+func (ToolExecutionEnd) isEvent()    {}

@@ -1,0 +1,160 @@
+package events
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/tools"
+)
+
+// wire is the JSON form of every event: the reference's field names, with
+// each event using the fields it has.
+type wire struct {
+	Type                  Type                          `json:"type"`
+	Messages              []json.RawMessage             `json:"messages,omitempty"`
+	Message               json.RawMessage               `json:"message,omitempty"`
+	ToolResults           []providers.ToolResultMessage `json:"toolResults,omitempty"`
+	AssistantMessageEvent *providers.StreamEvent        `json:"assistantMessageEvent,omitempty"`
+	ToolCallID            string                        `json:"toolCallId,omitempty"`
+	ToolName              string                        `json:"toolName,omitempty"`
+	Args                  map[string]any                `json:"args,omitempty"`
+	PartialResult         *tools.Result                 `json:"partialResult,omitempty"`
+	Result                *tools.Result                 `json:"result,omitempty"`
+	IsError               *bool                         `json:"isError,omitempty"`
+}
+
+// Marshal encodes an event as JSON with the reference's type name and
+// field names.
+func Marshal(e Event) ([]byte, error) {
+	w := wire{Type: e.Type()}
+	var err error
+	switch e := e.(type) {
+	case AgentEnd:
+		w.Messages = make([]json.RawMessage, len(e.Messages))
+		for i, m := range e.Messages {
+			if w.Messages[i], err = json.Marshal(m); err != nil {
+				return nil, err
+			}
+		}
+	case TurnEnd:
+		if w.Message, err = json.Marshal(e.Message); err != nil {
+			return nil, err
+		}
+		w.ToolResults = e.ToolResults
+		if w.ToolResults == nil {
+			w.ToolResults = []providers.ToolResultMessage{}
+		}
+	case MessageStart:
+		w.Message, err = json.Marshal(e.Message)
+	case MessageEnd:
+		w.Message, err = json.Marshal(e.Message)
+	case MessageUpdate:
+		if e.Stream.Message != nil {
+			w.Message, err = json.Marshal(e.Stream.Message)
+		}
+		w.AssistantMessageEvent = &e.Stream
+	case ToolExecutionStart:
+		w.ToolCallID, w.ToolName, w.Args = e.ToolCallID, e.ToolName, nonNil(e.Args)
+	case ToolExecutionUpdate:
+		w.ToolCallID, w.ToolName, w.Args, w.PartialResult = e.ToolCallID, e.ToolName, nonNil(e.Args), &e.Partial
+	case ToolExecutionEnd:
+		w.ToolCallID, w.ToolName, w.Result, w.IsError = e.ToolCallID, e.ToolName, &e.Result, &e.IsError
+	}
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(w)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := e.(AgentEnd); ok && len(w.Messages) == 0 {
+		// omitempty drops an empty list; agent_end always has one.
+		return append(b[:len(b)-1], []byte(`,"messages":[]}`)...), nil
+	}
+	return b, nil
+}
+
+func nonNil(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// Unmarshal decodes an event encoded by [Marshal] (or by the reference).
+// Unknown types and malformed input are errors.
+func Unmarshal(data []byte) (Event, error) {
+	var w wire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, fmt.Errorf("event: %w", err)
+	}
+	msg := func() (providers.Message, error) {
+		if len(w.Message) == 0 {
+			return nil, fmt.Errorf("event %s: missing message", w.Type)
+		}
+		return providers.UnmarshalMessage(w.Message)
+	}
+	switch w.Type {
+	case TypeAgentStart:
+		return AgentStart{}, nil
+	case TypeTurnStart:
+		return TurnStart{}, nil
+	case TypeAgentEnd:
+		e := AgentEnd{Messages: make([]providers.Message, 0, len(w.Messages))}
+		for _, raw := range w.Messages {
+			m, err := providers.UnmarshalMessage(raw)
+			if err != nil {
+				return nil, fmt.Errorf("event agent_end: %w", err)
+			}
+			e.Messages = append(e.Messages, m)
+		}
+		return e, nil
+	case TypeTurnEnd:
+		var a providers.AssistantMessage
+		if err := a.UnmarshalJSON(w.Message); err != nil {
+			return nil, fmt.Errorf("event turn_end: %w", err)
+		}
+		return TurnEnd{Message: a, ToolResults: w.ToolResults}, nil
+	case TypeMessageStart, TypeMessageEnd:
+		m, err := msg()
+		if err != nil {
+			return nil, err
+		}
+		if w.Type == TypeMessageStart {
+			return MessageStart{Message: m}, nil
+		}
+		return MessageEnd{Message: m}, nil
+	case TypeMessageUpdate:
+		if w.AssistantMessageEvent == nil {
+			return nil, fmt.Errorf("event message_update: missing assistantMessageEvent")
+		}
+		ev := *w.AssistantMessageEvent
+		if ev.Message == nil && len(w.Message) > 0 {
+			var a providers.AssistantMessage
+			if err := a.UnmarshalJSON(w.Message); err != nil {
+				return nil, fmt.Errorf("event message_update: %w", err)
+			}
+			ev.Message = &a
+		}
+		return MessageUpdate{Stream: ev}, nil
+	case TypeToolExecutionStart:
+		return ToolExecutionStart{ToolCallID: w.ToolCallID, ToolName: w.ToolName, Args: w.Args}, nil
+	case TypeToolExecutionUpdate:
+		e := ToolExecutionUpdate{ToolCallID: w.ToolCallID, ToolName: w.ToolName, Args: w.Args}
+		if w.PartialResult != nil {
+			e.Partial = *w.PartialResult
+		}
+		return e, nil
+	case TypeToolExecutionEnd:
+		e := ToolExecutionEnd{ToolCallID: w.ToolCallID, ToolName: w.ToolName}
+		if w.Result != nil {
+			e.Result = *w.Result
+		}
+		if w.IsError != nil {
+			e.IsError = *w.IsError
+		}
+		return e, nil
+	}
+	return nil, fmt.Errorf("event: unknown type %q", w.Type)
+}

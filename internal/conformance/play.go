@@ -1,0 +1,264 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentloop/agentloop/events"
+	"github.com/agentloop/agentloop/loop"
+	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/faux"
+	"github.com/agentloop/agentloop/tools"
+)
+
+// Play runs a scenario through loop.Run and returns its normalized trace,
+// one JSON-ready value per line.
+func Play(s Scenario) ([]any, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	p := &player{s: s, order: map[string]json.RawMessage{}}
+	model := faux.New()
+	for _, r := range s.Responses {
+		m, err := p.response(r)
+		if err != nil {
+			return nil, err
+		}
+		model.Push(m)
+	}
+	toolset := make([]*tools.Tool, 0, len(s.Tools))
+	for _, st := range s.Tools {
+		t, err := p.tool(st)
+		if err != nil {
+			return nil, err
+		}
+		toolset = append(toolset, t)
+	}
+	cfg := loop.Config{
+		Provider:         model,
+		Model:            providers.Model{ID: "faux", API: "faux", Provider: "faux", ContextWindow: 1000, MaxTokens: 100},
+		ConvertToLLM:     keepStandard,
+		SteeringMessages: p.queued(s.Steering),
+		FollowUpMessages: p.queued(s.FollowUp),
+	}
+	if s.ToolExecution == "sequential" {
+		cfg.ToolExecution = tools.Sequential
+	}
+	if s.BeforeToolCall != nil {
+		cfg.BeforeToolCall = p.before(cancel)
+	}
+	if s.AfterToolCall != nil {
+		cfg.AfterToolCall = p.after
+	}
+	prompt := providers.UserMessage{Content: []providers.Content{providers.Text{Text: s.Prompt}}}
+	_, err := loop.Run(ctx, []providers.Message{prompt}, loop.Context{SystemPrompt: s.SystemPrompt, Tools: toolset}, cfg,
+		func(_ context.Context, e events.Event) {
+			if _, ok := e.(events.TurnEnd); ok {
+				p.mu.Lock()
+				p.turnsEnded++
+				p.mu.Unlock()
+			}
+			if n := p.normalize(e); n != nil {
+				p.trace = append(p.trace, n)
+			}
+		})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(p.executed, func(i, j int) bool { return p.executed[i].ID < p.executed[j].ID })
+	calls := make([]any, len(p.executed))
+	for i, e := range p.executed {
+		calls[i] = obj("toolCallId", e.ID, "args", e.Args)
+	}
+	contexts := []any{}
+	for _, req := range model.Requests() {
+		roles := []any{}
+		for _, m := range req.Messages {
+			role := string(m.Role())
+			if tr, ok := m.(providers.ToolResultMessage); ok {
+				role += ":" + tr.ToolCallID
+			}
+			roles = append(roles, role)
+		}
+		contexts = append(contexts, roles)
+	}
+	return append(p.trace, obj("type", "executed", "calls", calls), obj("type", "llm_calls", "contexts", contexts)), nil
+}
+
+type execution struct {
+	ID   string
+	Args any
+}
+
+type player struct {
+	s          Scenario
+	mu         sync.Mutex
+	turnsEnded int
+	trace      []any
+	executed   []execution
+	// order holds each call's raw arguments, to write $args with the
+	// model's key order as the reference does.
+	order map[string]json.RawMessage
+}
+
+func keepStandard(_ context.Context, ms []providers.Message) ([]providers.Message, error) {
+	out := ms[:0:0]
+	for _, m := range ms {
+		switch m.Role() {
+		case providers.RoleUser, providers.RoleAssistant, providers.RoleToolResult:
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+func (p *player) response(r Response) (providers.AssistantMessage, error) {
+	m := providers.AssistantMessage{StopReason: providers.StopReason(r.StopReason), ErrorMessage: r.ErrorMessage}
+	for _, b := range r.Content {
+		switch b.Type {
+		case "text":
+			m.Content = append(m.Content, providers.Text{Text: b.Text})
+		case "toolCall":
+			var args map[string]any
+			if len(b.Arguments) > 0 {
+				if err := json.Unmarshal(b.Arguments, &args); err != nil {
+					return m, fmt.Errorf("call %s: arguments: %w", b.ID, err)
+				}
+			}
+			p.order[b.ID] = b.Arguments
+			m.Content = append(m.Content, faux.Call(b.ID, b.Name, args))
+		}
+	}
+	return m, nil
+}
+
+func (p *player) queued(list []QueuedMessage) func(context.Context) []providers.Message {
+	sent := make([]bool, len(list))
+	return func(context.Context) []providers.Message {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		var out []providers.Message
+		for i, q := range list {
+			if !sent[i] && q.AfterTurn <= p.turnsEnded {
+				sent[i] = true
+				out = append(out, providers.UserMessage{Content: []providers.Content{providers.Text{Text: q.Text}}})
+			}
+		}
+		return out
+	}
+}
+
+func (p *player) tool(st ScriptedTool) (*tools.Tool, error) {
+	body := func(ctx context.Context, id string, args any, update tools.UpdateFunc) (tools.Result, error) {
+		p.mu.Lock()
+		p.executed = append(p.executed, execution{id, tools.Clone(args)})
+		p.mu.Unlock()
+		for _, u := range st.Updates {
+			update(tools.TextResult(u))
+		}
+		if st.DelayMs > 0 {
+			if ctx.Err() != nil {
+				return tools.Result{}, errors.New("aborted")
+			}
+			t := time.NewTimer(time.Duration(st.DelayMs) * time.Millisecond)
+			defer t.Stop()
+			select {
+			case <-ctx.Done():
+				return tools.Result{}, errors.New("aborted")
+			case <-t.C:
+			}
+		}
+		if st.Throws != "" {
+			return tools.Result{}, errors.New(st.Throws)
+		}
+		text := "ok"
+		if st.Result != nil {
+			text = *st.Result
+		}
+		if strings.Contains(text, "$args") {
+			text = strings.Replace(text, "$args", orderedJSON(args, p.order[id]), 1)
+		}
+		res := tools.TextResult(text)
+		res.Details = map[string]any{}
+		res.Terminate = st.Terminate
+		return res, nil
+	}
+	t, err := tools.NewJSON(st.Name, st.Description, st.Parameters, body)
+	if err != nil {
+		return nil, err
+	}
+	if st.ExecutionMode == "sequential" {
+		t.Mode = tools.Sequential
+	}
+	switch st.PrepareArguments {
+	case "oldNewToEdits":
+		t.PrepareArguments = oldNewToEdits
+	case "throws":
+		t.PrepareArguments = func(any) (any, error) { return nil, errors.New("prepareArguments failed") }
+	}
+	return t, nil
+}
+
+// oldNewToEdits lifts {..., oldText, newText} without edits into
+// {..., edits: [{oldText, newText}]}.
+func oldNewToEdits(args any) (any, error) {
+	m, ok := args.(map[string]any)
+	if !ok {
+		return args, nil
+	}
+	_, hasOld := m["oldText"]
+	if _, hasEdits := m["edits"]; !hasOld || hasEdits {
+		return args, nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if k != "oldText" && k != "newText" {
+			out[k] = v
+		}
+	}
+	out["edits"] = []any{map[string]any{"oldText": m["oldText"], "newText": m["newText"]}}
+	return out, nil
+}
+
+func (p *player) before(cancel context.CancelFunc) func(context.Context, loop.BeforeToolCall) (loop.BeforeResult, error) {
+	return func(_ context.Context, c loop.BeforeToolCall) (loop.BeforeResult, error) {
+		for _, r := range p.s.BeforeToolCall {
+			if r.ToolCallID != c.Call.ID {
+				continue
+			}
+			switch r.Action {
+			case "block":
+				return loop.BeforeResult{Block: true, Reason: r.Reason}, nil
+			case "abort":
+				cancel()
+			case "throw":
+				return loop.BeforeResult{}, errors.New(r.Message)
+			}
+		}
+		return loop.BeforeResult{}, nil
+	}
+}
+
+func (p *player) after(_ context.Context, c loop.AfterToolCall) (loop.AfterResult, error) {
+	for _, r := range p.s.AfterToolCall {
+		if r.ToolCallID != c.Call.ID {
+			continue
+		}
+		var out loop.AfterResult
+		if r.Content != nil {
+			out.Content = []providers.Content{providers.Text{Text: *r.Content}}
+		}
+		out.IsError, out.Terminate = r.IsError, r.Terminate
+		if r.Throws != "" {
+			return out, errors.New(r.Throws)
+		}
+		return out, nil
+	}
+	return loop.AfterResult{}, nil
+}

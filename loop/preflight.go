@@ -1,0 +1,184 @@
+package loop
+
+import (
+	"fmt"
+
+	"github.com/agentloop/agentloop/events"
+	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/tools"
+)
+
+// The texts the model reads when the loop refuses a call.
+const (
+	blockedText = "Tool execution was blocked"
+	abortedText = "Operation aborted"
+)
+
+func notFoundText(name string) string { return "Tool " + name + " not found" }
+
+func truncatedText(name string) string {
+	return fmt.Sprintf("Tool call %q was not executed: the response hit the output token limit, "+
+		"so its arguments may be truncated. Re-issue the tool call with complete arguments.", name)
+}
+
+func incompleteText(name string) string {
+	return fmt.Sprintf("Tool call %q was not executed: its arguments were not complete JSON, "+
+		"so they may be truncated. Re-issue the tool call with complete arguments.", name)
+}
+
+// call is one tool call on its way through the batch.
+type call struct {
+	index int
+	tc    providers.ToolCall
+	tool  *tools.Tool
+	args  any // validated arguments, once prepared
+
+	// The outcome, once known.
+	result  tools.Result
+	isError bool
+	msg     providers.ToolResultMessage // the result message, once published
+}
+
+// errorResult is the result of a call the loop refused or whose body
+// failed: the text, and an empty details object of its own.
+func errorResult(text string) tools.Result {
+	return tools.Result{Content: []providers.Content{providers.Text{Text: text}}, Details: map[string]any{}}
+}
+
+func (c *call) fail(text string) *call {
+	c.result, c.isError = errorResult(text), true
+	return c
+}
+
+// preflight answers the questions a call must pass before its body may run,
+// in order. It returns nil when the call is prepared (c.tool and c.args are
+// set), or c itself holding the error result that stands instead.
+func (r *run) preflight(a providers.AssistantMessage, c *call) (refused *call) {
+	// Does the tool exist?
+	c.tool = r.byName[c.tc.Name]
+	if c.tool == nil {
+		return c.fail(notFoundText(c.tc.Name))
+	}
+	// Did the arguments arrive whole?
+	if c.tc.Incomplete {
+		return c.fail(incompleteText(c.tc.Name))
+	}
+	// Do they fit the schema (after the tool's shim and coercion)?
+	args, err := c.tool.Prepare(c.tc.Arguments)
+	if err != nil {
+		return c.fail(err.Error())
+	}
+	// Does policy allow the call?
+	if r.cfg.BeforeToolCall != nil {
+		decision, err := r.before(a, c, args)
+		switch {
+		case r.ctx.Err() != nil:
+			return c.fail(abortedText)
+		case err != nil:
+			return c.fail(err.Error())
+		case decision.Block:
+			reason := decision.Reason
+			if reason == "" {
+				reason = blockedText
+			}
+			c.fail(reason)
+			c.result.Terminate = decision.Terminate
+			return c
+		case decision.Args != nil:
+			if args, err = c.tool.ValidateArguments(decision.Args); err != nil {
+				return c.fail(err.Error())
+			}
+		}
+	}
+	// Is the run still wanted?
+	if r.ctx.Err() != nil {
+		return c.fail(abortedText)
+	}
+	c.args = args
+	return nil
+}
+
+// before calls the policy hook with a copy of the arguments; a panic is an
+// error.
+func (r *run) before(a providers.AssistantMessage, c *call, args any) (res BeforeResult, err error) {
+	defer recoverTo(&err)
+	return r.cfg.BeforeToolCall(r.ctx, BeforeToolCall{Assistant: a, Call: c.tc, Args: tools.Clone(args), Context: r.c})
+}
+
+// recoverTo turns a panic into an error "panic: VALUE" in *err.
+func recoverTo(err *error) {
+	if p := recover(); p != nil {
+		*err = fmt.Errorf("panic: %v", p)
+	}
+}
+
+// executeToolCalls runs one assistant message's tool calls and returns
+// their result messages in call order, and whether the batch asks the run
+// to stop.
+func (r *run) executeToolCalls(a providers.AssistantMessage, tcs []providers.ToolCall) ([]providers.ToolResultMessage, bool) {
+	calls := make([]*call, len(tcs))
+	for i, tc := range tcs {
+		calls[i] = &call{index: i, tc: tc}
+	}
+	var done []*call
+	switch {
+	case a.StopReason == providers.StopReasonLength:
+		done = r.failTruncated(calls)
+	case r.sequential(calls):
+		done = r.runSequential(a, calls)
+	default:
+		done = r.runParallel(a, calls)
+	}
+	results := make([]providers.ToolResultMessage, len(done))
+	terminate := len(done) > 0
+	for i, c := range done {
+		results[i] = c.msg
+		terminate = terminate && c.result.Terminate
+	}
+	return results, terminate && a.StopReason != providers.StopReasonLength
+}
+
+// sequential reports whether the batch must run one call at a time.
+func (r *run) sequential(calls []*call) bool {
+	if r.cfg.ToolExecution == tools.Sequential {
+		return true
+	}
+	for _, c := range calls {
+		if t := r.byName[c.tc.Name]; t != nil && t.Mode == tools.Sequential {
+			return true
+		}
+	}
+	return false
+}
+
+// failTruncated refuses every call of a response that hit the token limit:
+// its arguments may have been salvaged from a cut-off stream.
+func (r *run) failTruncated(calls []*call) []*call {
+	for _, c := range calls {
+		r.emitStart(c)
+		c.fail(truncatedText(c.tc.Name))
+		r.emitEnd(c)
+		r.emitResult(c)
+	}
+	return calls
+}
+
+func (r *run) emitStart(c *call) {
+	r.emit(events.ToolExecutionStart{ToolCallID: c.tc.ID, ToolName: c.tc.Name, Args: c.tc.Arguments})
+}
+
+func (r *run) emitEnd(c *call) {
+	r.emit(events.ToolExecutionEnd{ToolCallID: c.tc.ID, ToolName: c.tc.Name, Result: c.result, IsError: c.isError})
+}
+
+// emitResult builds the call's result message and publishes it.
+func (r *run) emitResult(c *call) {
+	content := c.result.Content
+	if content == nil {
+		content = []providers.Content{}
+	}
+	c.msg = providers.ToolResultMessage{ToolCallID: c.tc.ID, ToolName: c.tc.Name, Content: content,
+		Details: c.result.Details, Usage: c.result.Usage, IsError: c.isError, Timestamp: providers.Now()}
+	r.emit(events.MessageStart{Message: c.msg})
+	r.emit(events.MessageEnd{Message: c.msg})
+}
