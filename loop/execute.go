@@ -62,8 +62,17 @@ func (r *run) runParallel(a providers.AssistantMessage, calls []*call) []*call {
 		if r.cfg.MaxParallelTools > 0 {
 			g.SetLimit(r.cfg.MaxParallelTools)
 		}
-		for _, c := range prepared {
+		// Without a limit, the last body runs on this goroutine, which is
+		// idle otherwise.
+		last := len(prepared)
+		if r.cfg.MaxParallelTools <= 0 {
+			last--
+		}
+		for _, c := range prepared[:last] {
 			g.Go(func() error { finish(c); return nil })
+		}
+		if last < len(prepared) {
+			finish(prepared[last])
 		}
 		_ = g.Wait()
 	}
@@ -145,7 +154,7 @@ func (r *run) runBody(c *call) (tools.Result, error) {
 
 func callBody(ctx context.Context, c *call, update tools.UpdateFunc) (res tools.Result, err error) {
 	defer recoverTo(&err)
-	return c.tool.Execute(ctx, c.tc.ID, c.args, update)
+	return c.tool.Execute(ctx, c.tc.ID, c.bound, update)
 }
 
 // after applies the after-call hook's overrides; a failing hook turns the

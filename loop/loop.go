@@ -166,7 +166,6 @@ func (r *run) loop() error {
 			if err != nil {
 				return err
 			}
-			r.newMessages = append(r.newMessages, a)
 			if a.StopReason == providers.StopReasonError || a.StopReason == providers.StopReasonAborted {
 				r.emit(events.TurnEnd{Message: a, ToolResults: []providers.ToolResultMessage{}})
 				r.emit(events.AgentEnd{Messages: r.newMessages})
@@ -178,9 +177,6 @@ func (r *run) loop() error {
 				var terminate bool
 				results, terminate = r.executeToolCalls(a, calls)
 				continueTools = !terminate
-				for _, res := range results {
-					r.append(res)
-				}
 			}
 			r.emit(events.TurnEnd{Message: a, ToolResults: results})
 			turn := Turn{Message: a, ToolResults: results, Context: r.c, NewMessages: r.newMessages}

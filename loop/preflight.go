@@ -32,11 +32,13 @@ type call struct {
 	tc    providers.ToolCall
 	tool  *tools.Tool
 	args  any // validated arguments, once prepared
+	bound any // the same, as the body's own type
 
 	// The outcome, once known.
 	result  tools.Result
 	isError bool
 	msg     providers.ToolResultMessage // the result message, once published
+	boxed   providers.Message           // msg, boxed once
 }
 
 // errorResult is the result of a call the loop refused or whose body
@@ -94,7 +96,12 @@ func (r *run) preflight(a providers.AssistantMessage, c *call) (refused *call) {
 	if r.ctx.Err() != nil {
 		return c.fail(abortedText)
 	}
-	c.args = args
+	// Can the body's own argument type hold them?
+	bound, err := c.tool.Bind(args)
+	if err != nil {
+		return c.fail(err.Error())
+	}
+	c.args, c.bound = args, bound
 	return nil
 }
 
@@ -116,9 +123,11 @@ func recoverTo(err *error) {
 // their result messages in call order, and whether the batch asks the run
 // to stop.
 func (r *run) executeToolCalls(a providers.AssistantMessage, tcs []providers.ToolCall) ([]providers.ToolResultMessage, bool) {
+	slab := make([]call, len(tcs))
 	calls := make([]*call, len(tcs))
 	for i, tc := range tcs {
-		calls[i] = &call{index: i, tc: tc}
+		slab[i] = call{index: i, tc: tc}
+		calls[i] = &slab[i]
 	}
 	var done []*call
 	switch {
@@ -133,6 +142,7 @@ func (r *run) executeToolCalls(a providers.AssistantMessage, tcs []providers.Too
 	terminate := len(done) > 0
 	for i, c := range done {
 		results[i] = c.msg
+		r.append(c.boxed)
 		terminate = terminate && c.result.Terminate
 	}
 	return results, terminate && a.StopReason != providers.StopReasonLength
@@ -179,6 +189,7 @@ func (r *run) emitResult(c *call) {
 	}
 	c.msg = providers.ToolResultMessage{ToolCallID: c.tc.ID, ToolName: c.tc.Name, Content: content,
 		Details: c.result.Details, Usage: c.result.Usage, IsError: c.isError, Timestamp: providers.Now()}
-	r.emit(events.MessageStart{Message: c.msg})
-	r.emit(events.MessageEnd{Message: c.msg})
+	c.boxed = c.msg
+	r.emit(events.MessageStart{Message: c.boxed})
+	r.emit(events.MessageEnd{Message: c.boxed})
 }

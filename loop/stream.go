@@ -12,7 +12,9 @@ import (
 const errNoFinal = "provider stream ended without a final message"
 
 // streamAssistant makes one model call and publishes the response's
-// message events. The final message is appended to the context.
+// message events. The final message is appended to the context and to the
+// run's new messages; it is returned both as a value and boxed, so that the
+// message is boxed into an interface only once.
 func (r *run) streamAssistant() (providers.AssistantMessage, error) {
 	msgs := r.c.Messages[:len(r.c.Messages):len(r.c.Messages)]
 	var err error
@@ -63,11 +65,12 @@ func (r *run) streamAssistant() (providers.AssistantMessage, error) {
 		}
 	}
 	a := r.finalMessage(final)
+	var boxed providers.Message = a
 	if !started {
-		r.emit(events.MessageStart{Message: a})
+		r.emit(events.MessageStart{Message: boxed})
 	}
-	r.c.Messages = append(r.c.Messages, a)
-	r.emit(events.MessageEnd{Message: a})
+	r.append(boxed)
+	r.emit(events.MessageEnd{Message: boxed})
 	return a, nil
 }
 

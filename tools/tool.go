@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -84,6 +85,7 @@ type Tool struct {
 	resolved *jsonschema.Resolved
 	root     *node
 	body     Func[any]
+	bind     func(args any) (any, error)
 }
 
 // New builds a tool whose arguments are a T, usually a struct. The schema is
@@ -94,14 +96,20 @@ func New[T any](name, description string, fn Func[T]) (*Tool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: %w", name, err)
 	}
+	dec := newDecoder(reflect.TypeFor[T]())
 	body := func(ctx context.Context, id string, args any, update UpdateFunc) (Result, error) {
-		in, err := decode[T](args)
+		in, err := decode[T](dec, args)
 		if err != nil {
 			return Result{}, err
 		}
 		return fn(ctx, id, in, update)
 	}
-	return build(name, description, schema, body)
+	t, err := build(name, description, schema, body)
+	if err != nil {
+		return nil, err
+	}
+	t.bind = func(args any) (any, error) { return decode[T](dec, args) }
+	return t, nil
 }
 
 // NewJSON builds a tool from a hand-written JSON Schema for its arguments.
@@ -164,8 +172,20 @@ func (t *Tool) DisplayLabel() string {
 	return t.Name
 }
 
-// Execute runs the tool's body with arguments that ValidateArguments
-// returned. It does not recover panics or apply the timeout; the loop does.
+// Bind converts validated arguments into the value the body receives: for a
+// tool built with [New], the decoded T (as an any); for other tools, the
+// arguments themselves. Execute accepts either form. The loop binds during
+// preflight, so a value that cannot be decoded is refused before any body
+// runs.
+func (t *Tool) Bind(args any) (any, error) {
+	if t.bind == nil {
+		return args, nil
+	}
+	return t.bind(args)
+}
+
+// Execute runs the tool's body with arguments that ValidateArguments (or
+// Bind) returned. It does not recover panics or apply the timeout; the loop does.
 func (t *Tool) Execute(ctx context.Context, id string, args any, update UpdateFunc) (Result, error) {
 	if update == nil {
 		update = func(Result) {}
@@ -173,16 +193,13 @@ func (t *Tool) Execute(ctx context.Context, id string, args any, update UpdateFu
 	return t.body(ctx, id, args, update)
 }
 
-func decode[T any](args any) (T, error) {
+// decode moves validated arguments into a T.
+func decode[T any](d *decoder, args any) (T, error) {
 	var in T
 	if v, ok := args.(T); ok {
 		return v, nil
 	}
-	b, err := json.Marshal(args)
-	if err != nil {
-		return in, fmt.Errorf("decoding arguments: %w", err)
-	}
-	if err := json.Unmarshal(b, &in); err != nil {
+	if err := d.decodeValue(reflect.ValueOf(&in).Elem(), args, d.root); err != nil {
 		return in, fmt.Errorf("decoding arguments: %w", err)
 	}
 	return in, nil

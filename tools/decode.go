@@ -1,0 +1,204 @@
+package tools
+
+import (
+	"encoding"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+)
+
+// decoder moves validated JSON values (maps, slices, float64, string, bool,
+// nil) into Go values of one type without a round trip through JSON text.
+// It follows encoding/json's rules for the types it handles (json tags,
+// exact then case-insensitive key match, unknown keys ignored) and hands
+// every other type (custom unmarshalers, embedded structs, ",string"
+// fields) to encoding/json.
+type decoder struct {
+	root *plan
+}
+
+// plan is how to decode into one Go type; plans are built once per tool,
+// with the plans of nested types linked in.
+type plan struct {
+	t      reflect.Type
+	slow   bool // decode through encoding/json
+	elem   *plan
+	fields map[string]fieldPlan
+}
+
+type fieldPlan struct {
+	index int
+	name  string
+	plan  *plan
+}
+
+func newDecoder(t reflect.Type) *decoder {
+	return &decoder{root: buildPlan(t, map[reflect.Type]*plan{})}
+}
+
+var (
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+func buildPlan(t reflect.Type, seen map[reflect.Type]*plan) *plan {
+	if p, ok := seen[t]; ok {
+		return p
+	}
+	p := &plan{t: t}
+	seen[t] = p
+	if reflect.PointerTo(t).Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler) {
+		p.slow = true
+		return p
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map:
+		p.elem = buildPlan(t.Elem(), seen)
+	case reflect.Struct:
+		p.fields = map[string]fieldPlan{}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("json")
+			if f.Anonymous || strings.Contains(tag, ",string") {
+				p.slow = true
+				return p
+			}
+			if !f.IsExported() || tag == "-" {
+				continue
+			}
+			name, _, _ := strings.Cut(tag, ",")
+			if name == "" {
+				name = f.Name
+			}
+			p.fields[name] = fieldPlan{index: i, name: name, plan: buildPlan(f.Type, seen)}
+		}
+	}
+	return p
+}
+
+// decodeValue stores v into the settable rv, whose type p describes.
+func (d *decoder) decodeValue(rv reflect.Value, v any, p *plan) error {
+	t := p.t
+	if p.slow {
+		return viaJSON(rv, v)
+	}
+	if v == nil {
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
+			rv.SetZero()
+		}
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Interface:
+		if t.NumMethod() != 0 {
+			return viaJSON(rv, v)
+		}
+		rv.Set(reflect.ValueOf(v))
+		return nil
+	case reflect.Pointer:
+		if rv.IsNil() {
+			rv.Set(reflect.New(t.Elem()))
+		}
+		return d.decodeValue(rv.Elem(), v, p.elem)
+	case reflect.String:
+		s, ok := v.(string)
+		if !ok {
+			return typeError(v, t)
+		}
+		rv.SetString(s)
+	case reflect.Bool:
+		b, ok := v.(bool)
+		if !ok {
+			return typeError(v, t)
+		}
+		rv.SetBool(b)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		f, ok := v.(float64)
+		if !ok || f != math.Trunc(f) || rv.OverflowInt(int64(f)) || math.Abs(f) > 1<<63 {
+			return typeError(v, t)
+		}
+		rv.SetInt(int64(f))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		f, ok := v.(float64)
+		if !ok || f < 0 || f != math.Trunc(f) || f > 1<<64 || rv.OverflowUint(uint64(f)) {
+			return typeError(v, t)
+		}
+		rv.SetUint(uint64(f))
+	case reflect.Float32, reflect.Float64:
+		f, ok := v.(float64)
+		if !ok || rv.OverflowFloat(f) {
+			return typeError(v, t)
+		}
+		rv.SetFloat(f)
+	case reflect.Slice:
+		a, ok := v.([]any)
+		if !ok {
+			return typeError(v, t)
+		}
+		s := reflect.MakeSlice(t, len(a), len(a))
+		for i, e := range a {
+			if err := d.decodeValue(s.Index(i), e, p.elem); err != nil {
+				return err
+			}
+		}
+		rv.Set(s)
+	case reflect.Map:
+		m, ok := v.(map[string]any)
+		if !ok || t.Key().Kind() != reflect.String {
+			return viaJSON(rv, v)
+		}
+		out := reflect.MakeMapWithSize(t, len(m))
+		for k, e := range m {
+			ev := reflect.New(t.Elem()).Elem()
+			if err := d.decodeValue(ev, e, p.elem); err != nil {
+				return err
+			}
+			out.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), ev)
+		}
+		rv.Set(out)
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return typeError(v, t)
+		}
+		for k, e := range m {
+			f, ok := p.fields[k]
+			if !ok {
+				if f, ok = p.fold(k); !ok {
+					continue
+				}
+			}
+			if err := d.decodeValue(rv.Field(f.index), e, f.plan); err != nil {
+				return fmt.Errorf("%s: %w", f.name, err)
+			}
+		}
+	default:
+		return viaJSON(rv, v)
+	}
+	return nil
+}
+
+// fold finds a field by case-insensitive name, as encoding/json does.
+func (p *plan) fold(k string) (fieldPlan, bool) {
+	for name, f := range p.fields {
+		if strings.EqualFold(name, k) {
+			return f, true
+		}
+	}
+	return fieldPlan{}, false
+}
+
+func typeError(v any, t reflect.Type) error {
+	return fmt.Errorf("cannot use %s value as %v", jsType(v), t)
+}
+
+func viaJSON(rv reflect.Value, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, rv.Addr().Interface())
+}
