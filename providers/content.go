@@ -152,6 +152,9 @@ func unmarshalBlocks(data []byte) ([]Content, error) {
 	if err := json.Unmarshal(data, &raws); err != nil {
 		return nil, fmt.Errorf("content: %w", err)
 	}
+	if len(raws) == 0 {
+		return nil, nil
+	}
 	out := make([]Content, 0, len(raws))
 	for _, r := range raws {
 		c, err := UnmarshalContent(r)

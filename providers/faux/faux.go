@@ -133,8 +133,8 @@ func safeStep(ctx context.Context, step Step, req *providers.Request) (m provide
 	return step(ctx, req)
 }
 
-// play streams msg block by block. It reports false when the consumer
-// stopped or the stream ended early.
+// play streams msg block by block; a cancelled context ends it with an
+// aborted error event that keeps what was streamed.
 func (p *Provider) play(ctx context.Context, b *providers.Builder, msg providers.AssistantMessage, yield func(providers.StreamEvent) bool) {
 	aborted := func() bool {
 		if ctx.Err() == nil {
@@ -150,15 +150,15 @@ func (p *Provider) play(ctx context.Context, b *providers.Builder, msg providers
 		var ok bool
 		switch c := c.(type) {
 		case providers.Text:
-			ok = p.streamText(ctx, b.TextStart(), c.Text, b.TextDelta, func() providers.StreamEvent { return b.TextEnd() }, yield)
+			ok = p.streamText(ctx, b.TextStart(), c.Text, b.TextDelta, func() providers.StreamEvent { return b.TextEnd() }, aborted, yield)
 		case providers.Thinking:
-			ok = p.streamText(ctx, b.ThinkingStart(), c.Thinking, b.ThinkingDelta, func() providers.StreamEvent { return b.ThinkingEnd(c.Signature) }, yield)
+			ok = p.streamText(ctx, b.ThinkingStart(), c.Thinking, b.ThinkingDelta, func() providers.StreamEvent { return b.ThinkingEnd(c.Signature) }, aborted, yield)
 		case providers.ToolCall:
 			raw, _ := json.Marshal(c.Arguments)
 			args := c.Arguments
 			ok = p.streamText(ctx, b.ToolCallStart(c.ID, c.Name), string(raw),
 				func(d string) providers.StreamEvent { return b.ToolCallDelta(d, nil) },
-				func() providers.StreamEvent { return b.ToolCallEnd(args, !c.Incomplete) }, yield)
+				func() providers.StreamEvent { return b.ToolCallEnd(args, !c.Incomplete) }, aborted, yield)
 		default:
 			continue
 		}
@@ -182,7 +182,7 @@ func (p *Provider) play(ctx context.Context, b *providers.Builder, msg providers
 
 func (p *Provider) streamText(ctx context.Context, start providers.StreamEvent, text string,
 	delta func(string) providers.StreamEvent, end func() providers.StreamEvent,
-	yield func(providers.StreamEvent) bool) bool {
+	aborted func() bool, yield func(providers.StreamEvent) bool) bool {
 	if !yield(start) {
 		return false
 	}
@@ -200,7 +200,7 @@ func (p *Provider) streamText(ctx context.Context, start providers.StreamEvent, 
 			}
 			t.Stop()
 		}
-		if ctx.Err() != nil {
+		if aborted() {
 			return false
 		}
 		j := min(i+size, len(runes))

@@ -1,0 +1,132 @@
+package events
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestBusOrderAndUnsubscribe(t *testing.T) {
+	var b Bus
+	var log []string
+	unA := b.Subscribe(func(_ context.Context, e Event) { log = append(log, "a:"+string(e.Type())) })
+	b.Subscribe(func(_ context.Context, e Event) { log = append(log, "b:"+string(e.Type())) })
+	b.Publish(context.Background(), AgentStart{})
+	unA()
+	unA() // idempotent
+	b.Publish(context.Background(), TurnStart{})
+	if got := strings.Join(log, ","); got != "a:agent_start,b:agent_start,b:turn_start" {
+		t.Fatalf("deliveries %s", got)
+	}
+}
+
+// TestBusTotalOrder publishes from many goroutines; every subscriber must
+// see the same sequence.
+func TestBusTotalOrder(t *testing.T) {
+	var b Bus
+	const subs, pubs, each = 4, 8, 200
+	seqs := make([][]string, subs)
+	for i := range subs {
+		b.Subscribe(func(_ context.Context, e Event) {
+			seqs[i] = append(seqs[i], e.(ToolExecutionStart).ToolCallID)
+		})
+	}
+	var wg sync.WaitGroup
+	for p := range pubs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				b.Publish(context.Background(), ToolExecutionStart{ToolCallID: string(rune('a'+p)) + string(rune(i))})
+			}
+		}()
+	}
+	wg.Wait()
+	for i := 1; i < subs; i++ {
+		if strings.Join(seqs[i], "|") != strings.Join(seqs[0], "|") {
+			t.Fatalf("subscriber %d saw a different order", i)
+		}
+	}
+	if len(seqs[0]) != pubs*each {
+		t.Fatalf("%d deliveries", len(seqs[0]))
+	}
+}
+
+func TestBusPanickingHandlerIsLogged(t *testing.T) {
+	var buf bytes.Buffer
+	b := Bus{Logger: slog.New(slog.NewTextHandler(&buf, nil))}
+	got := 0
+	b.Subscribe(func(context.Context, Event) { panic("handler exploded") })
+	b.Subscribe(func(context.Context, Event) { got++ })
+	b.Publish(context.Background(), AgentStart{})
+	if got != 1 {
+		t.Fatal("the handler after a panicking one did not receive the event")
+	}
+	if !strings.Contains(buf.String(), "handler exploded") || !strings.Contains(buf.String(), "agent_start") {
+		t.Fatalf("log %q", buf.String())
+	}
+}
+
+// TestChannelBackpressure: a full channel makes Publish wait for the
+// consumer; nothing is dropped.
+func TestChannelBackpressure(t *testing.T) {
+	var b Bus
+	ch, cancel := b.Channel(1)
+	defer cancel()
+	b.Publish(context.Background(), AgentStart{}) // fills the buffer
+	published := make(chan struct{})
+	go func() {
+		b.Publish(context.Background(), TurnStart{})
+		close(published)
+	}()
+	select {
+	case <-published:
+		t.Fatal("Publish returned while the channel was full")
+	case <-time.After(50 * time.Millisecond): // wide margin: it must not return at all
+	}
+	if e := <-ch; e.Type() != TypeAgentStart {
+		t.Fatalf("first %s", e.Type())
+	}
+	<-published
+	if e := <-ch; e.Type() != TypeTurnStart {
+		t.Fatalf("second %s", e.Type())
+	}
+}
+
+// TestChannelCancelReleasesPublisher: cancelling a stalled channel
+// subscription releases a waiting Publish and closes the channel.
+func TestChannelCancelReleasesPublisher(t *testing.T) {
+	var b Bus
+	ch, cancel := b.Channel(1)
+	b.Publish(context.Background(), AgentStart{})
+	published := make(chan struct{})
+	go func() {
+		b.Publish(context.Background(), TurnStart{})
+		close(published)
+	}()
+	cancel()
+	<-published
+	n := 0
+	for range ch {
+		n++
+	}
+	if n > 1 {
+		t.Fatalf("%d events after cancel", n)
+	}
+	if b.Len() != 0 {
+		t.Fatal("subscriber still registered")
+	}
+}
+
+func TestChannelCancelFromHandler(t *testing.T) {
+	var b Bus
+	ch, cancel := b.Channel(4)
+	b.Subscribe(func(context.Context, Event) { cancel() })
+	b.Publish(context.Background(), AgentStart{})
+	for range ch { // closes once the Publish is over
+	}
+}

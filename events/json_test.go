@@ -1,0 +1,113 @@
+package events
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/tools"
+)
+
+func sampleEvents() []Event {
+	asst := providers.AssistantMessage{
+		Content: []providers.Content{providers.Thinking{Thinking: "hm", Signature: "sig"}, providers.Text{Text: "hi"},
+			providers.ToolCall{ID: "c1", Name: "read", Arguments: map[string]any{"path": "a"}}},
+		API: "faux", Provider: "faux", Model: "m", StopReason: providers.StopReasonToolUse, Timestamp: 5,
+		Usage: providers.Usage{Input: 1, Output: 2, TotalTokens: 3},
+	}
+	res := providers.ToolResultMessage{ToolCallID: "c1", ToolName: "read", Content: []providers.Content{providers.Text{Text: "ok"}},
+		Details: map[string]any{"n": 1.0}, IsError: false, Timestamp: 6}
+	user := providers.UserMessage{Content: []providers.Content{providers.Text{Text: "go"}, providers.Image{Data: "aGk=", MIMEType: "image/png"}}, Timestamp: 4}
+	b := providers.NewBuilder(providers.Model{ID: "m", API: "faux", Provider: "faux"})
+	b.Start()
+	b.TextStart()
+	delta := b.TextDelta("hel")
+	result := tools.Result{Content: []providers.Content{providers.Text{Text: "done"}}, Details: map[string]any{"k": "v"}}
+	return []Event{
+		AgentStart{}, TurnStart{},
+		MessageStart{Message: user}, MessageEnd{Message: asst},
+		MessageUpdate{Stream: delta},
+		ToolExecutionStart{ToolCallID: "c1", ToolName: "read", Args: map[string]any{"path": "a"}},
+		ToolExecutionUpdate{ToolCallID: "c1", ToolName: "read", Args: map[string]any{"path": "a"}, Partial: result},
+		ToolExecutionEnd{ToolCallID: "c1", ToolName: "read", Result: result, IsError: true},
+		TurnEnd{Message: asst, ToolResults: []providers.ToolResultMessage{res}},
+		AgentEnd{Messages: []providers.Message{user, asst, res}},
+	}
+}
+
+func TestEventJSONRoundTrip(t *testing.T) {
+	for _, e := range sampleEvents() {
+		t.Run(string(e.Type()), func(t *testing.T) {
+			raw, err := Marshal(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var head struct {
+				Type string `json:"type"`
+			}
+			if json.Unmarshal(raw, &head); head.Type != string(e.Type()) {
+				t.Fatalf("type %q in %s", head.Type, raw)
+			}
+			back, err := Unmarshal(raw)
+			if err != nil {
+				t.Fatalf("%s: %v", raw, err)
+			}
+			again, _ := Marshal(back)
+			if string(again) != string(raw) {
+				t.Fatalf("round trip changed the event:\n%s\n%s", raw, again)
+			}
+			if u, ok := e.(MessageUpdate); ok {
+				if got := back.(MessageUpdate).Stream.Message.Text(); got != u.Stream.Message.Text() {
+					t.Fatalf("partial text %q", got)
+				}
+			}
+		})
+	}
+}
+
+func TestEventJSONFieldNames(t *testing.T) {
+	raw, _ := Marshal(ToolExecutionEnd{ToolCallID: "c1", ToolName: "t", Result: tools.TextResult("x")})
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	for _, k := range []string{"type", "toolCallId", "toolName", "result", "isError"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("tool_execution_end lacks %q: %s", k, raw)
+		}
+	}
+	raw, _ = Marshal(AgentEnd{})
+	if !reflect.DeepEqual(string(raw), `{"type":"agent_end","messages":[]}`) {
+		t.Errorf("empty agent_end %s", raw)
+	}
+}
+
+func TestUnmarshalRejectsBadInput(t *testing.T) {
+	for _, in := range []string{``, `{`, `[]`, `{"type":"nope"}`, `{"type":"message_end"}`, `{"type":"message_update"}`,
+		`{"type":"agent_end","messages":[{"role":"user","content":5}]}`} {
+		if _, err := Unmarshal([]byte(in)); err == nil {
+			t.Errorf("%q accepted", in)
+		}
+	}
+}
+
+// FuzzUnmarshal: decoding arbitrary bytes never panics, and whatever decodes
+// encodes again.
+func FuzzUnmarshal(f *testing.F) {
+	for _, e := range sampleEvents() {
+		raw, _ := Marshal(e)
+		f.Add(raw)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		before := string(data)
+		e, err := Unmarshal(data)
+		if string(data) != before {
+			t.Fatal("input mutated")
+		}
+		if err != nil {
+			return
+		}
+		if _, err := Marshal(e); err != nil {
+			t.Fatalf("decoded event does not encode: %v", err)
+		}
+	})
+}
