@@ -145,3 +145,29 @@ type TurnUpdate struct {
 	Model     *providers.Model
 	Reasoning *string
 }
+
+// StandardMessages is the usual ConvertToLLM: it keeps user, assistant and
+// tool-result messages and drops everything else (an application's own
+// message types). It returns messages itself when there is nothing to drop.
+func StandardMessages(_ context.Context, messages []providers.Message) ([]providers.Message, error) {
+	keep := func(m providers.Message) bool {
+		switch m.Role() {
+		case providers.RoleUser, providers.RoleAssistant, providers.RoleToolResult:
+			return true
+		}
+		return false
+	}
+	for i, m := range messages {
+		if keep(m) {
+			continue
+		}
+		out := append(make([]providers.Message, 0, len(messages)-1), messages[:i]...)
+		for _, m := range messages[i+1:] {
+			if keep(m) {
+				out = append(out, m)
+			}
+		}
+		return out, nil
+	}
+	return messages, nil
+}

@@ -43,7 +43,7 @@ func Play(s Scenario) ([]any, error) {
 	cfg := loop.Config{
 		Provider:         model,
 		Model:            providers.Model{ID: "faux", API: "faux", Provider: "faux", ContextWindow: 1000, MaxTokens: 100},
-		ConvertToLLM:     keepStandard,
+		ConvertToLLM:     loop.StandardMessages,
 		SteeringMessages: p.queued(s.Steering),
 		FollowUpMessages: p.queued(s.FollowUp),
 	}
@@ -105,17 +105,6 @@ type player struct {
 	// order holds each call's raw arguments, to write $args with the
 	// model's key order as the reference does.
 	order map[string]json.RawMessage
-}
-
-func keepStandard(_ context.Context, ms []providers.Message) ([]providers.Message, error) {
-	out := ms[:0:0]
-	for _, m := range ms {
-		switch m.Role() {
-		case providers.RoleUser, providers.RoleAssistant, providers.RoleToolResult:
-			out = append(out, m)
-		}
-	}
-	return out, nil
 }
 
 func (p *player) response(r Response) (providers.AssistantMessage, error) {
