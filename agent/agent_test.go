@@ -61,7 +61,9 @@ func TestDefaultAndInitialState(t *testing.T) {
 		len(s.PendingToolCalls) != 0 || s.ErrorMessage != "" {
 		t.Fatalf("default state %+v", s)
 	}
-	tool := tools.Must(tools.New("t", "", func(context.Context, string, labelArgs, tools.UpdateFunc) (tools.Result, error) { return tools.Result{}, nil }))
+	tool := tools.Must(tools.New("t", "", func(context.Context, string, labelArgs, tools.UpdateFunc) (tools.Result, error) {
+		return tools.Result{}, nil
+	}))
 	a := New(Options{SystemPrompt: "be brief", Model: model, Tools: []*tools.Tool{tool}, Messages: []providers.Message{providers.NewUserText("x")}})
 	s = a.State()
 	if s.SystemPrompt != "be brief" || s.Model != model || len(s.Tools) != 1 || len(s.Messages) != 1 {
