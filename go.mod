@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/google/jsonschema-go v0.4.3
 	github.com/invopop/jsonschema v0.14.0
+	github.com/sashabaranov/go-openai v1.43.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sync v0.25.0
 )

@@ -8,25 +8,29 @@ import "strings"
 // grows in append-only buffers, so a snapshot shares the bytes already
 // written instead of copying them, and earlier snapshots never change.
 //
-// A Builder is used by one goroutine. Call Start first, then open, extend
-// and end one block at a time, and finish with Done or Fail.
+// Call Start first, then open, extend and end blocks, and finish with Done
+// or Fail. One text or thinking block is open at a time (opening a block
+// closes it); tool calls may stay open side by side, for providers that
+// interleave their argument fragments, and are addressed by content index.
+// A Builder is used by one goroutine.
 type Builder struct {
-	msg    AssistantMessage // header fields and the finished blocks
-	open   openBlock
-	kind   StreamEventType // the *_start type of the open block, "" if none
-	text   strings.Builder
-	args   strings.Builder
-	closed bool
+	header AssistantMessage
+	blocks []*block
+	text   int // index of the open text or thinking block, or -1
 }
 
-type openBlock struct {
-	signature string
-	call      ToolCall
+type block struct {
+	kind  StreamEventType // the *_start type
+	done  bool
+	final Content // once done
+	text  strings.Builder
+	sig   string
+	call  ToolCall
 }
 
 // NewBuilder returns a Builder for a message from the given model.
 func NewBuilder(m Model) *Builder {
-	return &Builder{msg: AssistantMessage{API: m.API, Provider: m.Provider, Model: m.ID, Timestamp: Now()}}
+	return &Builder{header: AssistantMessage{API: m.API, Provider: m.Provider, Model: m.ID, Timestamp: Now()}, text: -1}
 }
 
 // Start returns the start event.
@@ -34,172 +38,222 @@ func (b *Builder) Start() StreamEvent {
 	return StreamEvent{Type: StreamStart, Message: b.snapshot(StopReasonPending)}
 }
 
-// TextStart opens a text block.
-func (b *Builder) TextStart() StreamEvent { return b.begin(StreamTextStart) }
+// TextStart opens a text block, closing an open text or thinking block.
+func (b *Builder) TextStart() StreamEvent { return b.openText(StreamTextStart) }
 
-// TextDelta appends to the open text block.
-func (b *Builder) TextDelta(delta string) StreamEvent {
-	b.text.WriteString(delta)
-	return b.event(StreamTextDelta, delta)
-}
+// TextDelta appends to the open text block, opening one if needed.
+func (b *Builder) TextDelta(delta string) StreamEvent { return b.appendText(StreamTextStart, StreamTextDelta, delta) }
 
 // TextEnd closes the open text block.
-func (b *Builder) TextEnd() StreamEvent { return b.end(StreamTextEnd) }
+func (b *Builder) TextEnd() StreamEvent { return b.closeText(StreamTextEnd) }
 
-// ThinkingStart opens a thinking block.
-func (b *Builder) ThinkingStart() StreamEvent { return b.begin(StreamThinkingStart) }
+// ThinkingStart opens a thinking block, closing an open text or thinking
+// block.
+func (b *Builder) ThinkingStart() StreamEvent { return b.openText(StreamThinkingStart) }
 
-// ThinkingDelta appends to the open thinking block.
+// ThinkingDelta appends to the open thinking block, opening one if needed.
 func (b *Builder) ThinkingDelta(delta string) StreamEvent {
-	b.text.WriteString(delta)
-	return b.event(StreamThinkingDelta, delta)
+	return b.appendText(StreamThinkingStart, StreamThinkingDelta, delta)
 }
 
 // ThinkingEnd closes the open thinking block with the provider's signature
 // (empty when it sent none).
 func (b *Builder) ThinkingEnd(signature string) StreamEvent {
-	b.open.signature = signature
-	return b.end(StreamThinkingEnd)
-}
-
-// ToolCallStart opens a tool-call block.
-func (b *Builder) ToolCallStart(id, name string) StreamEvent {
-	ev := b.begin(StreamToolCallStart)
-	b.open.call = ToolCall{ID: id, Name: name, Arguments: map[string]any{}}
-	ev.Message = b.snapshot(StopReasonPending)
-	return ev
-}
-
-// ToolCallDelta appends a fragment of argument JSON to the open tool call.
-// preview, when not nil, is the best-effort parse of the arguments so far;
-// snapshots show it as the call's arguments.
-func (b *Builder) ToolCallDelta(fragment string, preview map[string]any) StreamEvent {
-	b.args.WriteString(fragment)
-	if preview != nil {
-		b.open.call.Arguments = preview
+	if b.text >= 0 {
+		b.blocks[b.text].sig = signature
 	}
-	return b.event(StreamToolCallDelta, fragment)
+	return b.closeText(StreamThinkingEnd)
 }
 
-// ToolCallEnd closes the open tool call with its final arguments. complete
-// reports whether the streamed argument text was complete JSON; a call that
-// was not is marked Incomplete and will not run.
+// ToolCallStart opens a tool-call block (closing an open text or thinking
+// block). The event's ContentIndex addresses the call in the *At methods.
+func (b *Builder) ToolCallStart(id, name string) StreamEvent {
+	b.closeTextBlock()
+	bl := &block{kind: StreamToolCallStart, call: ToolCall{ID: id, Name: name, Arguments: map[string]any{}}}
+	b.blocks = append(b.blocks, bl)
+	return b.event(StreamToolCallStart, len(b.blocks)-1, "")
+}
+
+// ToolCallDelta appends a fragment of argument JSON to the most recently
+// opened tool call; see ToolCallDeltaAt.
+func (b *Builder) ToolCallDelta(fragment string, preview map[string]any) StreamEvent {
+	return b.ToolCallDeltaAt(b.lastCall(), fragment, preview)
+}
+
+// ToolCallDeltaAt appends a fragment of argument JSON to the open tool call
+// at index. preview, when not nil, is the best-effort parse of the
+// arguments so far; snapshots show it as the call's arguments.
+func (b *Builder) ToolCallDeltaAt(index int, fragment string, preview map[string]any) StreamEvent {
+	if bl := b.openCall(index); bl != nil {
+		bl.text.WriteString(fragment)
+		if preview != nil {
+			bl.call.Arguments = preview
+		}
+	}
+	return b.event(StreamToolCallDelta, index, fragment)
+}
+
+// ToolCallEnd closes the most recently opened tool call; see ToolCallEndAt.
 func (b *Builder) ToolCallEnd(args map[string]any, complete bool) StreamEvent {
+	return b.ToolCallEndAt(b.lastCall(), args, complete)
+}
+
+// ToolCallEndAt closes the tool call at index with its final arguments.
+// complete reports whether the streamed argument text was complete JSON; a
+// call that was not is marked Incomplete and will not run.
+func (b *Builder) ToolCallEndAt(index int, args map[string]any, complete bool) StreamEvent {
+	bl := b.openCall(index)
+	if bl == nil {
+		return b.event(StreamToolCallEnd, index, "")
+	}
 	if args == nil {
 		args = map[string]any{}
 	}
-	b.open.call.Arguments = args
-	b.open.call.Incomplete = !complete
-	return b.end(StreamToolCallEnd)
+	bl.call.Arguments = args
+	bl.call.Incomplete = !complete
+	c := b.finish(bl).(ToolCall)
+	ev := b.event(StreamToolCallEnd, index, "")
+	ev.ToolCall = &c
+	return ev
 }
 
 // Done finishes the message with a stop reason and usage and returns the
-// done event. Any block still open is closed first.
+// done event. Blocks still open are closed first; an open tool call is
+// marked Incomplete.
 func (b *Builder) Done(reason StopReason, usage Usage) StreamEvent {
-	b.closeOpen()
-	b.msg.Usage = usage
-	b.closed = true
+	b.closeAll()
+	b.header.Usage = usage
 	return StreamEvent{Type: StreamDone, Reason: reason, Message: b.snapshot(reason)}
 }
 
 // Fail finishes the message as failed (reason error or aborted) with the
 // error text and returns the error event. What was streamed so far is kept.
 func (b *Builder) Fail(reason StopReason, errorMessage string, usage Usage) StreamEvent {
-	b.closeOpen()
-	b.msg.Usage = usage
-	b.msg.ErrorMessage = errorMessage
-	b.closed = true
+	b.closeAll()
+	b.header.Usage = usage
+	b.header.ErrorMessage = errorMessage
 	return StreamEvent{Type: StreamError, Reason: reason, Message: b.snapshot(reason)}
-}
-
-// Open reports the kind of the open block (StreamTextStart,
-// StreamThinkingStart or StreamToolCallStart), or "" when none is open.
-func (b *Builder) Open() StreamEventType { return b.kind }
-
-// Blocks reports how many blocks the message has, the open one included.
-func (b *Builder) Blocks() int {
-	if b.kind != "" {
-		return len(b.msg.Content) + 1
-	}
-	return len(b.msg.Content)
 }
 
 // Snapshot returns the message as it stands, still pending.
 func (b *Builder) Snapshot() *AssistantMessage { return b.snapshot(StopReasonPending) }
 
-func (b *Builder) begin(t StreamEventType) StreamEvent {
-	b.closeOpen()
-	b.kind = t
-	b.open = openBlock{}
-	b.text = strings.Builder{}
-	b.args = strings.Builder{}
-	return b.event(t, "")
-}
-
-func (b *Builder) event(t StreamEventType, delta string) StreamEvent {
-	return StreamEvent{Type: t, ContentIndex: len(b.msg.Content), Delta: delta, Message: b.snapshot(StopReasonPending)}
-}
-
-func (b *Builder) end(t StreamEventType) StreamEvent {
-	if b.kind == "" {
-		return StreamEvent{Type: t, ContentIndex: len(b.msg.Content), Message: b.snapshot(StopReasonPending)}
+// OpenToolCalls returns the content indexes of the tool calls still open,
+// in order.
+func (b *Builder) OpenToolCalls() []int {
+	var out []int
+	for i, bl := range b.blocks {
+		if bl.kind == StreamToolCallStart && !bl.done {
+			out = append(out, i)
+		}
 	}
-	block := b.current()
-	idx := len(b.msg.Content)
-	b.msg.Content = append(b.msg.Content, block)
-	b.kind = ""
-	ev := StreamEvent{Type: t, ContentIndex: idx, Message: b.snapshot(StopReasonPending)}
-	switch c := block.(type) {
+	return out
+}
+
+func (b *Builder) openText(kind StreamEventType) StreamEvent {
+	b.closeTextBlock()
+	b.blocks = append(b.blocks, &block{kind: kind})
+	b.text = len(b.blocks) - 1
+	return b.event(kind, b.text, "")
+}
+
+func (b *Builder) appendText(kind, deltaType StreamEventType, delta string) StreamEvent {
+	if b.text < 0 || b.blocks[b.text].kind != kind {
+		b.openText(kind)
+	}
+	b.blocks[b.text].text.WriteString(delta)
+	return b.event(deltaType, b.text, delta)
+}
+
+func (b *Builder) closeText(t StreamEventType) StreamEvent {
+	i := b.text
+	if i < 0 {
+		return b.event(t, len(b.blocks), "")
+	}
+	c := b.finish(b.blocks[i])
+	b.text = -1
+	ev := b.event(t, i, "")
+	switch c := c.(type) {
 	case Text:
 		ev.Content = c.Text
 	case Thinking:
 		ev.Content = c.Thinking
-	case ToolCall:
-		ev.ToolCall = &c
 	}
 	return ev
 }
 
-func (b *Builder) closeOpen() {
-	switch b.kind {
-	case StreamTextStart:
-		b.end(StreamTextEnd)
-	case StreamThinkingStart:
-		b.end(StreamThinkingEnd)
-	case StreamToolCallStart:
-		b.open.call.Incomplete = true
-		b.end(StreamToolCallEnd)
+func (b *Builder) closeTextBlock() {
+	if b.text >= 0 {
+		b.finish(b.blocks[b.text])
+		b.text = -1
 	}
 }
 
-// current returns the open block as it stands.
-func (b *Builder) current() Content {
-	switch b.kind {
+func (b *Builder) closeAll() {
+	b.closeTextBlock()
+	for _, bl := range b.blocks {
+		if !bl.done {
+			bl.call.Incomplete = true
+			b.finish(bl)
+		}
+	}
+}
+
+func (b *Builder) lastCall() int {
+	for i := len(b.blocks) - 1; i >= 0; i-- {
+		if b.blocks[i].kind == StreamToolCallStart && !b.blocks[i].done {
+			return i
+		}
+	}
+	return -1
+}
+
+func (b *Builder) openCall(index int) *block {
+	if index < 0 || index >= len(b.blocks) {
+		return nil
+	}
+	bl := b.blocks[index]
+	if bl.kind != StreamToolCallStart || bl.done {
+		return nil
+	}
+	return bl
+}
+
+// finish freezes a block's content.
+func (b *Builder) finish(bl *block) Content {
+	bl.final = bl.current()
+	bl.done = true
+	return bl.final
+}
+
+func (bl *block) current() Content {
+	if bl.done {
+		return bl.final
+	}
+	switch bl.kind {
 	case StreamTextStart:
-		return Text{Text: b.text.String()}
+		return Text{Text: bl.text.String()}
 	case StreamThinkingStart:
-		return Thinking{Thinking: b.text.String(), Signature: b.open.signature}
-	case StreamToolCallStart:
-		c := b.open.call
-		c.RawArguments = b.args.String()
+		return Thinking{Thinking: bl.text.String(), Signature: bl.sig}
+	default:
+		c := bl.call
+		c.RawArguments = bl.text.String()
 		return c
 	}
-	return nil
+}
+
+func (b *Builder) event(t StreamEventType, index int, delta string) StreamEvent {
+	return StreamEvent{Type: t, ContentIndex: index, Delta: delta, Message: b.snapshot(StopReasonPending)}
 }
 
 // snapshot copies the message header and the block list (not the text the
-// blocks hold) and appends the open block.
+// blocks hold).
 func (b *Builder) snapshot(reason StopReason) *AssistantMessage {
-	m := b.msg
+	m := b.header
 	m.StopReason = reason
-	n := len(b.msg.Content)
-	if b.kind != "" {
-		n++
-	}
-	m.Content = make([]Content, n)
-	copy(m.Content, b.msg.Content)
-	if b.kind != "" {
-		m.Content[n-1] = b.current()
+	m.Content = make([]Content, len(b.blocks))
+	for i, bl := range b.blocks {
+		m.Content[i] = bl.current()
 	}
 	return &m
 }

@@ -1,0 +1,141 @@
+package partialjson
+
+import (
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestSalvage is the table of SPEC Appendix C, plus the repair rules.
+func TestSalvage(t *testing.T) {
+	tests := []struct {
+		in       string
+		want     string // JSON of the salvaged value; "null" for nothing
+		complete bool
+	}{
+		{``, `{}`, true},
+		{"  \n", `{}`, true},
+		{`{"a":"b"}`, `{"a":"b"}`, true},
+		{`{"a":"hel`, `{"a":"hel"}`, false},
+		{`{"a":12`, `{"a":12}`, false},
+		{`{"a":1.`, `null`, false},
+		{`{"a":-`, `null`, false},
+		{`{"a":1e`, `{"a":1}`, false},
+		{`{"a":tr`, `{"a":true}`, false},
+		{`{"a":nu`, `{"a":null}`, false},
+		{`{"a":f`, `{"a":false}`, false},
+		{`{"a":[1,2`, `{"a":[1,2]}`, false},
+		{`{"a":{"b":"c"`, `{"a":{"b":"c"}}`, false},
+		{`{"ke`, `{}`, false},
+		{`{"key"`, `{}`, false},
+		{`{"key":`, `{}`, false},
+		{`{"a":1,`, `{"a":1}`, false},
+		{`{"a":"x\`, `{"a":"x"}`, false},
+		{`{"a":"\u00`, `{"a":""}`, false},
+		{`{"a":"\u00e9\ud83d\ude00"`, `{"a":"é😀"}`, false},
+		{`{"a":"b"} trailing`, `{"a":"b"}`, false},
+		{"{\"a\":\"line1\nline2\"}", `{"a":"line1\nline2"}`, true},
+		{`{"path":"C:\dir\xyz"}`, `{"path":"C:\\dir\\xyz"}`, true},
+		{`{"a":x}`, `null`, false},
+		{`[1,2`, `[1,2]`, false},
+	}
+	for _, tc := range tests {
+		v, complete := Parse(tc.in)
+		got, _ := json.Marshal(v)
+		if string(got) != tc.want || complete != tc.complete {
+			t.Errorf("Parse(%q) = %s, %v; want %s, %v", tc.in, got, complete, tc.want, tc.complete)
+		}
+	}
+}
+
+func TestParseObject(t *testing.T) {
+	if m, ok := ParseObject(`[1]`); len(m) != 0 || ok {
+		t.Errorf("array: %v %v", m, ok)
+	}
+	if m, ok := ParseObject(`{"a":1`); m["a"] != 1.0 || ok {
+		t.Errorf("partial: %v %v", m, ok)
+	}
+	if m, ok := ParseObject(`{"a":1}`); m["a"] != 1.0 || !ok {
+		t.Errorf("complete: %v %v", m, ok)
+	}
+}
+
+// TestStreamMatchesWhole: feeding fragments of any size gives the same
+// final value as parsing the whole text, and previews grow toward it.
+func TestStreamMatchesWhole(t *testing.T) {
+	whole := `{"path":"src/main.go","edits":[{"old":"fmt.Println(\"hi\")","new":"log.Print(\"é\")"}],"force":true,"n":-12.5e1}`
+	want, _ := ParseObject(whole)
+	for size := 1; size < len(whole); size += 7 {
+		var s Stream
+		previews := 0
+		for i := 0; i < len(whole); i += size {
+			if s.Write(whole[i:min(i+size, len(whole))]) != nil {
+				previews++
+			}
+		}
+		got, complete := s.Final()
+		if !complete || !reflect.DeepEqual(got, want) {
+			t.Fatalf("size %d: %v %v", size, got, complete)
+		}
+		if size == 1 && previews > 12 {
+			t.Fatalf("%d previews for %d bytes: not geometric", previews, len(whole))
+		}
+	}
+}
+
+func TestHostile(t *testing.T) {
+	for _, in := range []string{strings.Repeat("[", 100000), strings.Repeat(`{"a":`, 50000), `"\ud800`, "\xff\xfe", `{"a":1e999999}`} {
+		Parse(in) // must not panic or hang
+	}
+}
+
+// FuzzParse: never panics; a complete verdict means the value survives a
+// JSON round trip; a prefix never parses to something that is not a value.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{``, `{}`, `{"a":"hel`, `{"a":[1,{"b":tr`, `{"a":"\u00`, `{"a":1e`, "{\"a\":\"x\ny\"}", `[[[[`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		in := strings.Clone(s)
+		v, complete := Parse(s)
+		if s != in {
+			t.Fatal("input mutated")
+		}
+		if complete {
+			if _, err := json.Marshal(v); err != nil {
+				t.Fatalf("complete value does not encode: %v", err)
+			}
+		}
+		var st Stream
+		for i := 0; i < len(s); i += 3 {
+			st.Write(s[i:min(i+3, len(s))])
+		}
+		if st.Text() != s {
+			t.Fatal("stream lost text")
+		}
+	})
+}
+
+// BenchmarkStream feeds arguments of growing size in 16-byte fragments.
+// The throughput (MB/s) stays flat as the text grows: the whole stream
+// costs O(n), where re-parsing the prefix per fragment would cost O(n²).
+func BenchmarkStream(b *testing.B) {
+	for _, kib := range []int{4, 64, 1024} {
+		whole := `{"path":"a.txt","content":"` + strings.Repeat("abcdefgh", kib*128) + `"}`
+		b.Run(strconv.Itoa(kib)+"KiB", func(b *testing.B) {
+			b.SetBytes(int64(len(whole)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var s Stream
+				for i := 0; i < len(whole); i += 16 {
+					s.Write(whole[i:min(i+16, len(whole))])
+				}
+				if _, ok := s.Final(); !ok {
+					b.Fatal("incomplete")
+				}
+			}
+		})
+	}
+}

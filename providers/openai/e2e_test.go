@@ -1,0 +1,183 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentloop/agentloop/agent"
+	"github.com/agentloop/agentloop/events"
+	"github.com/agentloop/agentloop/loop"
+	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/tools"
+)
+
+type pathArgs struct {
+	Path    string `json:"path"`
+	Content string `json:"content,omitempty"`
+}
+
+// TestTruncatedCallThroughLoop: finish_reason length in the middle of a
+// tool call's arguments; the loop runs no body and tells the model, whose
+// next request carries the refusal.
+func TestTruncatedCallThroughLoop(t *testing.T) {
+	s := newServer(t, reply{fixture: "length-mid-args.sse"}, reply{fixture: "done-text.sse"})
+	ran := false
+	write := tools.Must(tools.New("write", "Write a file", func(context.Context, string, pathArgs, tools.UpdateFunc) (tools.Result, error) {
+		ran = true
+		return tools.TextResult("written"), nil
+	}))
+	msgs, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("write a.txt")},
+		loop.Context{Tools: []*tools.Tool{write}}, loop.Config{Provider: s.provider(Options{}), Model: testModel}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ran {
+		t.Fatal("a truncated call ran")
+	}
+	second := s.requests()[1]["messages"].([]any)
+	toolMsg := second[2].(map[string]any)
+	if toolMsg["role"] != "tool" || toolMsg["tool_call_id"] != "call_w" || !strings.Contains(toolMsg["content"].(string), "output token limit") {
+		t.Fatalf("the model was not told: %v", toolMsg)
+	}
+	if last := msgs[len(msgs)-1].(providers.AssistantMessage); last.Text() != "All done." {
+		t.Fatalf("last %q", last.Text())
+	}
+}
+
+// TestAgentTwoTurns: a real agent over two model calls; the server checks
+// that the tool results come back in call order with the right ids.
+func TestAgentTwoTurns(t *testing.T) {
+	s := newServer(t, reply{fixture: "tools-interleaved.sse"}, reply{fixture: "done-text.sse"})
+	var checkErr error
+	var mu sync.Mutex
+	s.check = func(n int, body map[string]any) {
+		if n != 1 {
+			return
+		}
+		msgs := body["messages"].([]any)
+		var got []string
+		for _, m := range msgs {
+			m := m.(map[string]any)
+			if m["role"] == "tool" {
+				got = append(got, fmt.Sprint(m["tool_call_id"], "=", m["content"]))
+			}
+		}
+		asst := msgs[1].(map[string]any)
+		calls := asst["tool_calls"].([]any)
+		mu.Lock()
+		defer mu.Unlock()
+		if strings.Join(got, ",") != "call_a=read a.go,call_b=list src" || len(calls) != 2 {
+			checkErr = fmt.Errorf("tool messages %v, calls %v", got, calls)
+		}
+	}
+	read := tools.Must(tools.New("read", "Read", func(_ context.Context, _ string, a pathArgs, _ tools.UpdateFunc) (tools.Result, error) {
+		return tools.TextResult("read " + a.Path), nil
+	}))
+	type dirArgs struct {
+		Dir string `json:"dir"`
+	}
+	list := tools.Must(tools.New("list", "List", func(_ context.Context, _ string, a dirArgs, _ tools.UpdateFunc) (tools.Result, error) {
+		return tools.TextResult("list " + a.Dir), nil
+	}))
+	a := agent.New(agent.Options{Provider: s.provider(Options{}), Model: testModel, Tools: []*tools.Tool{read, list}})
+	if err := a.Prompt(context.Background(), "look around"); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if checkErr != nil {
+		t.Fatal(checkErr)
+	}
+	if n := len(a.State().Messages); n != 5 {
+		t.Fatalf("%d messages", n)
+	}
+}
+
+// TestTranscriptRepair: a cancelled run's unanswered call gets a synthetic
+// result and never-valid arguments go out as {}.
+func TestTranscriptRepair(t *testing.T) {
+	cut := providers.ToolCall{ID: "c2", Name: "write", Arguments: map[string]any{"path": "half"}, Incomplete: true}
+	msgs := []providers.Message{
+		providers.NewUserText("go"),
+		providers.AssistantMessage{Content: []providers.Content{
+			providers.ToolCall{ID: "c1", Name: "read", Arguments: map[string]any{"path": "a"}}, cut}, StopReason: providers.StopReasonToolUse},
+		providers.ToolResultMessage{ToolCallID: "c1", ToolName: "read", Content: []providers.Content{providers.Text{Text: "ok"}}},
+		providers.AssistantMessage{StopReason: providers.StopReasonAborted, ErrorMessage: "Request was aborted"},
+		providers.ToolResultMessage{ToolCallID: "zz", ToolName: "ghost", Content: []providers.Content{providers.Text{Text: "?"}}},
+		providers.NewUserText("again"),
+	}
+	out := convertMessages("", msgs)
+	var roles []string
+	for _, m := range out {
+		roles = append(roles, m.Role+":"+m.ToolCallID)
+	}
+	if got := strings.Join(roles, ","); got != "user:,assistant:,tool:c1,tool:c2,user:,user:" {
+		t.Fatalf("roles %s", got)
+	}
+	if out[1].ToolCalls[1].Function.Arguments != "{}" || out[1].ToolCalls[0].Function.Arguments != `{"path":"a"}` {
+		t.Fatalf("arguments %+v", out[1].ToolCalls)
+	}
+	if out[3].Content != cancelledResult {
+		t.Fatalf("synthetic result %q", out[3].Content)
+	}
+}
+
+// TestAPIKeyNeverLeaks runs failing servers that echo the key and checks
+// that it appears in no event, error, log line or saved session.
+func TestAPIKeyNeverLeaks(t *testing.T) {
+	const key = "sk-live-SECRET-abcdef123456"
+	echo := `{"error":{"message":"Incorrect API key provided: ` + key + `","type":"invalid_request_error"}}`
+	for _, rep := range []reply{
+		{status: 401, body: echo},
+		{status: 500, body: "upstream said: Bearer " + key},
+		{body: "data: {\"error\":{\"message\":\"bad key " + key + "\",\"type\":\"x\"}}\n\n"},
+		{fixture: "malformed.sse"},
+	} {
+		s := newServer(t, rep)
+		var logs bytes.Buffer
+		var seen bytes.Buffer
+		a := agent.New(agent.Options{Provider: s.provider(Options{APIKey: key, MaxRetries: -1}), Model: testModel,
+			Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		a.Subscribe(func(_ context.Context, e events.Event) {
+			b, _ := events.Marshal(e)
+			seen.Write(b)
+		})
+		err := a.Prompt(context.Background(), "hi")
+		var session bytes.Buffer
+		_ = a.SaveSession(&session)
+		all := seen.String() + logs.String() + session.String() + a.State().ErrorMessage + fmt.Sprint(err)
+		if strings.Contains(all, key) || strings.Contains(all, "SECRET") {
+			t.Fatalf("the key leaked: %s", all)
+		}
+		if a.State().ErrorMessage == "" {
+			t.Fatal("no error reported")
+		}
+		if s.auth[0] != "Bearer "+key {
+			t.Fatal("the key was not sent")
+		}
+	}
+}
+
+// TestMalformedChunksNeverPanic feeds the stream parser arbitrary chunks.
+func TestMalformedChunksNeverPanic(t *testing.T) {
+	for _, body := range []string{
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":-5,\"function\":{\"arguments\":\"{\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n",
+		"data: {\"choices\":null}\n\ndata: [DONE]\n\n",
+		"data: []\n\n",
+		"data: \"str\"\n\n",
+		"event: ping\n\n: comment\n\ndata: {\"choices\":[]}\n\n",
+	} {
+		s := newServer(t, reply{body: body})
+		m := final(stream(t, context.Background(), s.provider(Options{MaxRetries: -1}), nil))
+		raw, _ := json.Marshal(m)
+		if len(raw) == 0 {
+			t.Fatal("no message")
+		}
+	}
+}

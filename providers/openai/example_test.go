@@ -1,0 +1,27 @@
+package openai_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agentloop/agentloop/agent"
+	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/openai"
+)
+
+// An agent against a local Ollama server. For OpenAI itself leave BaseURL
+// empty and set OPENAI_API_KEY; for vLLM or llama.cpp's server point
+// BaseURL at their /v1.
+func Example() {
+	p := openai.New(openai.Options{
+		BaseURL: "http://localhost:11434/v1",
+		APIKey:  "ollama", // local servers accept any key
+	})
+	a := agent.New(agent.Options{
+		Provider: p,
+		Model:    providers.Model{ID: "qwen3:8b", Provider: "ollama", ContextWindow: 32768},
+	})
+	if err := a.Prompt(context.Background(), "Say hello."); err != nil {
+		fmt.Println(err)
+	}
+}

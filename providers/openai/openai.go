@@ -1,0 +1,189 @@
+// Package openai is a [providers.Provider] for OpenAI's Chat Completions
+// API and every server that speaks it (vLLM, llama.cpp's server, Ollama,
+// OpenRouter, DeepSeek, Groq, LM Studio, ...), built on
+// github.com/sashabaranov/go-openai.
+//
+// It streams text, reasoning (the reasoning_content field such servers
+// send, as thinking blocks) and tool calls, assembling tool-call fragments
+// by index. A tool call whose argument text never became complete JSON is
+// marked Incomplete, so the loop refuses it like a call from a truncated
+// response, even when the server claimed it finished normally.
+//
+// Before a request goes out, the transcript is made acceptable to the
+// server: a tool call left without a result (a cancelled run) gets a
+// synthetic error result, and arguments that were never valid JSON are
+// sent as {}.
+//
+// Failures never escape as Go errors or panics: HTTP errors, broken or
+// malformed streams and cancellation end the message with stop reason error
+// or aborted. Rate limits and 5xx answers before the first token are
+// retried with exponential backoff and jitter, honouring Retry-After. The
+// API key never appears in a message, error or log.
+package openai
+
+import (
+	"context"
+	"iter"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentloop/agentloop/providers"
+)
+
+// Options configure a Provider. The zero value talks to api.openai.com with
+// the key in OPENAI_API_KEY.
+type Options struct {
+	// APIKey is the key; empty falls back to OPENAI_API_KEY. A key set in
+	// the request options (the loop's GetAPIKey) takes precedence.
+	APIKey string
+	// BaseURL is the API's base URL, e.g. http://localhost:11434/v1 for
+	// Ollama; empty falls back to OPENAI_BASE_URL, then OpenAI's.
+	BaseURL string
+	// Model overrides the model name sent to the server; empty uses the
+	// request's Model.ID.
+	Model string
+	// MaxTokens bounds the response; 0 uses the request options, then the
+	// server's default.
+	MaxTokens int
+	// Temperature, when not nil, is sent as is.
+	Temperature *float32
+	// ToolChoice is sent as tool_choice: "auto", "none", "required", or a
+	// goopenai.ToolChoice naming a function.
+	ToolChoice any
+	// ParallelToolCalls, when not nil, is sent as parallel_tool_calls.
+	ParallelToolCalls *bool
+	// Headers are added to every request.
+	Headers map[string]string
+	// HTTPClient sends the requests; nil uses a client without timeout
+	// (streams are bounded by the context).
+	HTTPClient *http.Client
+
+	// MaxRetries is how many times a request refused with 429 or 5xx before
+	// the first token is tried again; 0 means 3, negative means never.
+	MaxRetries int
+	// RetryBaseDelay is the first backoff; 0 means 500ms. Each retry doubles
+	// it, with jitter.
+	RetryBaseDelay time.Duration
+	// MaxRetryDelay caps one wait; a Retry-After beyond it ends the retries.
+	// 0 means 30s.
+	MaxRetryDelay time.Duration
+}
+
+// Provider streams chat completions. It is safe for concurrent use.
+type Provider struct {
+	opts   Options
+	client *http.Client
+}
+
+// New returns a Provider.
+func New(opts Options) *Provider {
+	if opts.APIKey == "" {
+		opts.APIKey = os.Getenv("OPENAI_API_KEY")
+	}
+	if opts.BaseURL == "" {
+		opts.BaseURL = os.Getenv("OPENAI_BASE_URL")
+	}
+	if opts.MaxRetries == 0 {
+		opts.MaxRetries = 3
+	}
+	if opts.RetryBaseDelay <= 0 {
+		opts.RetryBaseDelay = 500 * time.Millisecond
+	}
+	if opts.MaxRetryDelay <= 0 {
+		opts.MaxRetryDelay = 30 * time.Second
+	}
+	base := opts.HTTPClient
+	if base == nil {
+		base = &http.Client{}
+	}
+	client := *base
+	client.Transport = &transport{next: base.Transport, headers: opts.Headers}
+	return &Provider{opts: opts, client: &client}
+}
+
+// Stream implements [providers.Provider].
+func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq[providers.StreamEvent], error) {
+	key := req.Options.APIKey
+	if key == "" {
+		key = p.opts.APIKey
+	}
+	cfg := goopenai.DefaultConfig(key)
+	if p.opts.BaseURL != "" {
+		cfg.BaseURL = strings.TrimRight(p.opts.BaseURL, "/")
+	}
+	cfg.HTTPClient = p.client
+	client := goopenai.NewClientWithConfig(cfg)
+	body := p.request(req)
+	return func(yield func(providers.StreamEvent) bool) {
+		s := &streamer{p: p, model: req.Model, key: key, b: providers.NewBuilder(req.Model), yield: yield}
+		s.run(ctx, client, body)
+	}, nil
+}
+
+// request builds the Chat Completions request.
+func (p *Provider) request(req *providers.Request) goopenai.ChatCompletionRequest {
+	name := p.opts.Model
+	if name == "" {
+		name = req.Model.ID
+	}
+	out := goopenai.ChatCompletionRequest{
+		Model:         name,
+		Messages:      convertMessages(req.SystemPrompt, req.Messages),
+		StreamOptions: &goopenai.StreamOptions{IncludeUsage: true},
+		ToolChoice:    p.opts.ToolChoice,
+	}
+	if p.opts.MaxTokens > 0 {
+		out.MaxTokens = p.opts.MaxTokens
+	} else if req.Options.MaxTokens > 0 {
+		out.MaxTokens = req.Options.MaxTokens
+	}
+	if p.opts.Temperature != nil {
+		out.Temperature = *p.opts.Temperature
+	} else if req.Options.Temperature != nil {
+		out.Temperature = float32(*req.Options.Temperature)
+	}
+	if p.opts.ParallelToolCalls != nil {
+		out.ParallelToolCalls = *p.opts.ParallelToolCalls
+	}
+	if req.Options.Reasoning != "" && req.Model.Reasoning {
+		out.ReasoningEffort = req.Options.Reasoning
+	}
+	for _, t := range req.Tools {
+		out.Tools = append(out.Tools, goopenai.Tool{Type: goopenai.ToolTypeFunction, Function: &goopenai.FunctionDefinition{
+			Name: t.Name, Description: t.Description, Parameters: t.Parameters,
+		}})
+	}
+	return out
+}
+
+// transport adds the configured headers and records Retry-After.
+type transport struct {
+	next    http.RoundTripper
+	headers map[string]string
+}
+
+type retryAfterKey struct{}
+
+func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 {
+		r = r.Clone(r.Context())
+		for k, v := range t.headers {
+			r.Header.Set(k, v)
+		}
+	}
+	next := t.next
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	resp, err := next.RoundTrip(r)
+	if err == nil {
+		if slot, ok := r.Context().Value(retryAfterKey{}).(*string); ok {
+			*slot = resp.Header.Get("Retry-After")
+		}
+	}
+	return resp, err
+}
