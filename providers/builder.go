@@ -42,7 +42,9 @@ func (b *Builder) Start() StreamEvent {
 func (b *Builder) TextStart() StreamEvent { return b.openText(StreamTextStart) }
 
 // TextDelta appends to the open text block, opening one if needed.
-func (b *Builder) TextDelta(delta string) StreamEvent { return b.appendText(StreamTextStart, StreamTextDelta, delta) }
+func (b *Builder) TextDelta(delta string) StreamEvent {
+	return b.appendText(StreamTextStart, StreamTextDelta, delta)
+}
 
 // TextEnd closes the open text block.
 func (b *Builder) TextEnd() StreamEvent { return b.closeText(StreamTextEnd) }
