@@ -40,6 +40,10 @@ type Provider struct {
 	// Delay is a pause before each delta, to make streaming visible in
 	// demos. It ends early when the context is cancelled.
 	Delay time.Duration
+	// Default, when set, answers requests once the queue is empty (for
+	// offline demos that never run dry) instead of the "no scripted
+	// response left" error.
+	Default Step
 
 	mu       sync.Mutex
 	steps    []Step
@@ -92,7 +96,7 @@ func (p *Provider) next(req *providers.Request) Step {
 	r.Messages = append([]providers.Message(nil), req.Messages...)
 	p.requests = append(p.requests, r)
 	if len(p.steps) == 0 {
-		return nil
+		return p.Default
 	}
 	s := p.steps[0]
 	p.steps = p.steps[1:]

@@ -1,0 +1,199 @@
+// Command chat is an interactive terminal chat with an agent.
+//
+// Type a message and press Enter; the answer streams as it arrives, with a
+// line for each tool call. Lines typed while the agent works are queued as
+// steering messages. Ctrl-C stops the current run (not the program).
+// Commands: /reset, /save FILE, /load FILE (JSONL sessions), /quit. Ctrl-D
+// (end of input) exits.
+//
+// With OPENAI_API_KEY set it talks to that endpoint; otherwise a scripted
+// model answers (and calls the clock tool when you ask for the time).
+//
+//	go run ./examples/chat
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/agentloop/agentloop/agent"
+	"github.com/agentloop/agentloop/examples/internal/console"
+	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/faux"
+	"github.com/agentloop/agentloop/tools"
+)
+
+type clockArgs struct {
+	Zone string `json:"zone,omitempty" jsonschema:"description=IANA time zone; empty for UTC"`
+}
+
+func main() {
+	// Typed ahead at a terminal, a line steers the running turn; piped
+	// input is taken one line per turn.
+	st, _ := os.Stdin.Stat()
+	interactive := st != nil && st.Mode()&os.ModeCharDevice != 0
+	if err := chat(os.Stdin, os.Stdout, interactive); err != nil {
+		fmt.Fprintln(os.Stderr, "chat:", err)
+		os.Exit(1)
+	}
+}
+
+func chat(in io.Reader, out io.Writer, interactive bool) error {
+	clock := tools.Must(tools.New("clock", "The current time",
+		func(_ context.Context, _ string, a clockArgs, _ tools.UpdateFunc) (tools.Result, error) {
+			loc := time.UTC
+			if a.Zone != "" {
+				var err error
+				if loc, err = time.LoadLocation(a.Zone); err != nil {
+					return tools.Result{}, fmt.Errorf("unknown time zone %q", a.Zone)
+				}
+			}
+			return tools.TextResult(time.Now().In(loc).Format(time.RFC1123)), nil
+		}))
+	scripted := &faux.Provider{Delay: 10 * time.Millisecond, Default: echo}
+	provider, model, online := console.Backend(scripted)
+	if !online {
+		fmt.Fprintln(out, "chat: OPENAI_API_KEY is not set; a scripted model answers. Ask it for the time.")
+	}
+	a := agent.New(agent.Options{SystemPrompt: "You are a helpful assistant.", Provider: provider, Model: model, Tools: []*tools.Tool{clock}})
+	a.Subscribe(console.New(out).Handle)
+
+	// Ctrl-C aborts the run in progress.
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, os.Interrupt)
+	defer signal.Stop(interrupts)
+
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	var running chan error // non-nil while a prompt runs
+	fmt.Fprint(out, "> ")
+	for {
+		input := lines
+		if running != nil && !interactive {
+			input = nil // piped input waits for the turn to end
+		}
+		select {
+		case <-interrupts:
+			if running != nil {
+				a.Abort()
+				fmt.Fprintln(out, "\n(stopped)")
+			} else {
+				fmt.Fprintln(out, "\n(nothing to stop; Ctrl-D or /quit exits)")
+			}
+		case err := <-running:
+			running = nil
+			if err != nil {
+				fmt.Fprintln(out, "error:", err)
+			}
+			fmt.Fprint(out, "> ")
+		case line, ok := <-input:
+			if !ok || strings.TrimSpace(line) == "/quit" {
+				// End of input lets the running turn finish; /quit stops it.
+				if ok {
+					a.Abort()
+				}
+				if running != nil {
+					if err := <-running; err != nil {
+						fmt.Fprintln(out, "error:", err)
+					}
+				}
+				fmt.Fprintln(out)
+				return nil
+			}
+			if handled, err := command(a, line, out); handled {
+				if err != nil {
+					fmt.Fprintln(out, "error:", err)
+				}
+				if running == nil {
+					fmt.Fprint(out, "> ")
+				}
+				continue
+			}
+			if running != nil {
+				if strings.TrimSpace(line) != "" {
+					a.SteerText(line)
+					fmt.Fprintln(out, "(queued for the running turn)")
+				}
+				continue
+			}
+			if strings.TrimSpace(line) == "" {
+				fmt.Fprint(out, "> ")
+				continue
+			}
+			running = make(chan error, 1)
+			go func(done chan<- error) { done <- a.Prompt(context.Background(), line) }(running)
+		}
+	}
+}
+
+// command runs a /command; it reports whether line was one.
+func command(a *agent.Agent, line string, out io.Writer) (bool, error) {
+	name, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
+	arg = strings.TrimSpace(arg)
+	switch name {
+	case "/reset":
+		fmt.Fprintln(out, "(conversation cleared)")
+		return true, a.Reset()
+	case "/save", "/load":
+		if arg == "" {
+			return true, fmt.Errorf("usage: %s FILE", name)
+		}
+		if name == "/save" {
+			f, err := os.Create(arg)
+			if err != nil {
+				return true, err
+			}
+			if err := a.SaveSession(f); err != nil {
+				f.Close()
+				return true, err
+			}
+			fmt.Fprintf(out, "(saved %d messages to %s)\n", len(a.State().Messages), arg)
+			return true, f.Close()
+		}
+		f, err := os.Open(arg)
+		if err != nil {
+			return true, err
+		}
+		defer f.Close()
+		err = a.LoadSession(f)
+		fmt.Fprintf(out, "(loaded %d messages from %s)\n", len(a.State().Messages), arg)
+		return true, err
+	}
+	return strings.HasPrefix(name, "/"), unknown(name)
+}
+
+func unknown(name string) error {
+	if strings.HasPrefix(name, "/") {
+		return fmt.Errorf("unknown command %s (try /reset, /save FILE, /load FILE, /quit)", name)
+	}
+	return nil
+}
+
+// echo is the scripted model: it calls the clock when asked for the time,
+// and otherwise answers from the last user message.
+func echo(_ context.Context, req *providers.Request) (providers.AssistantMessage, error) {
+	last := req.Messages[len(req.Messages)-1]
+	switch m := last.(type) {
+	case providers.ToolResultMessage:
+		return faux.Reply(faux.Text("The clock says " + m.Text() + ".")), nil
+	case providers.UserMessage:
+		text := m.Text()
+		if strings.Contains(strings.ToLower(text), "time") {
+			return faux.Reply(faux.Text("Let me check. "), faux.Call(fmt.Sprint("call_", len(req.Messages)), "clock", nil)), nil
+		}
+		return faux.Reply(faux.Text(fmt.Sprintf("You said %q. (This is the scripted model; %d messages so far.)", text, len(req.Messages)))), nil
+	}
+	return faux.Reply(faux.Text("…")), nil
+}

@@ -1,0 +1,88 @@
+// Package console prints a running agent's events for the examples:
+// streamed text as it arrives, and one line per tool call when it starts
+// and when it ends, with its duration.
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentloop/agentloop/events"
+	"github.com/agentloop/agentloop/providers"
+)
+
+// Printer writes events to W. Its Handle method is an event handler.
+type Printer struct {
+	W io.Writer
+
+	mu      sync.Mutex
+	started map[string]time.Time
+	inText  bool
+}
+
+// New returns a Printer writing to w.
+func New(w io.Writer) *Printer { return &Printer{W: w, started: map[string]time.Time{}} }
+
+// Handle prints one event; subscribe it to an agent.
+func (p *Printer) Handle(_ context.Context, e events.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch e := e.(type) {
+	case events.MessageUpdate:
+		if e.Stream.Type == providers.StreamTextDelta {
+			if !p.inText {
+				fmt.Fprint(p.W, "assistant: ")
+				p.inText = true
+			}
+			fmt.Fprint(p.W, e.Stream.Delta)
+		}
+	case events.MessageEnd:
+		p.endText()
+		if a, ok := e.Message.(providers.AssistantMessage); ok && a.ErrorMessage != "" {
+			fmt.Fprintf(p.W, "assistant stopped (%s): %s\n", a.StopReason, a.ErrorMessage)
+		}
+	case events.ToolExecutionStart:
+		p.endText()
+		p.started[e.ToolCallID] = time.Now()
+		fmt.Fprintf(p.W, "  → %s %s\n", e.ToolName, compact(e.Args))
+	case events.ToolExecutionEnd:
+		p.endText()
+		d := time.Since(p.started[e.ToolCallID]).Round(time.Millisecond)
+		mark := "✓"
+		if e.IsError {
+			mark = "✗"
+		}
+		fmt.Fprintf(p.W, "  %s %s (%v): %s\n", mark, e.ToolName, d, summary(providers.TextOf(e.Result.Content)))
+	}
+}
+
+func (p *Printer) endText() {
+	if p.inText {
+		fmt.Fprintln(p.W)
+		p.inText = false
+	}
+}
+
+func compact(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// summary shortens a result to its first paragraph (a validation error's
+// violation list, without the echoed arguments), indented under the line.
+func summary(s string) string {
+	para, rest, _ := strings.Cut(s, "\n\n")
+	para = strings.ReplaceAll(para, "\n", "\n      ")
+	if rest != "" {
+		return para + "\n      …"
+	}
+	return para
+}

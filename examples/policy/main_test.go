@@ -1,0 +1,39 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPolicy(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ answer, want string }{
+		{"", "did not approve delete_file"},
+		{"y\n", "would delete scratch.tmp"},
+	} {
+		var out strings.Builder
+		if err := run(root, strings.NewReader(tc.answer), &out); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"✓ read_file", "outside the workspace", tc.want} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("answer %q: output lacks %q:\n%s", tc.answer, want, out.String())
+			}
+		}
+	}
+}
+
+func TestInside(t *testing.T) {
+	p := &Policy{Root: "/work/root"}
+	for path, ok := range map[string]bool{"a.txt": true, "sub/../b": true, "../x": false, "/etc/passwd": false, "/work/root/c": true, "/work/rootkit": false, "": false} {
+		if _, err := p.inside(path); (err == nil) != ok {
+			t.Errorf("%q: %v", path, err)
+		}
+	}
+}

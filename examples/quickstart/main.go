@@ -1,0 +1,146 @@
+// Command quickstart runs an agent with three tools built from Go structs.
+//
+// With OPENAI_API_KEY set (and optionally OPENAI_BASE_URL, OPENAI_MODEL) it
+// talks to that endpoint. Without it, a scripted model plays a
+// conversation that shows the loop's contract at work: a parallel turn
+// whose calls finish out of order, a call the policy blocks, a call with
+// invalid arguments that the model then corrects, and a final answer.
+//
+//	go run ./examples/quickstart
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	_ "time/tzdata" // time_in works on machines without a zoneinfo database
+
+	"github.com/agentloop/agentloop/agent"
+	"github.com/agentloop/agentloop/examples/internal/console"
+	"github.com/agentloop/agentloop/loop"
+	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/faux"
+	"github.com/agentloop/agentloop/tools"
+)
+
+type weatherArgs struct {
+	City string `json:"city" jsonschema:"description=City name, e.g. Oslo"`
+	Unit string `json:"unit,omitempty" jsonschema:"enum=celsius,enum=fahrenheit,description=Temperature unit (default celsius)"`
+}
+
+type timeArgs struct {
+	Zone string `json:"zone" jsonschema:"description=IANA time zone, e.g. Europe/Oslo"`
+}
+
+type noteArgs struct {
+	Path string `json:"path" jsonschema:"description=Where to save the note, relative to ./notes"`
+	Text string `json:"text"`
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "quickstart:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	weather := tools.Must(tools.New("weather", "Current weather for a city",
+		func(ctx context.Context, _ string, in weatherArgs, _ tools.UpdateFunc) (tools.Result, error) {
+			if err := pause(ctx, 300*time.Millisecond); err != nil { // a slow upstream API
+				return tools.Result{}, err
+			}
+			temp := map[string]int{"oslo": 4, "bergen": 7}[strings.ToLower(in.City)]
+			if in.Unit == "fahrenheit" {
+				return tools.TextResult(fmt.Sprintf("%s: %d°F, light rain", in.City, temp*9/5+32)), nil
+			}
+			return tools.TextResult(fmt.Sprintf("%s: %d°C, light rain", in.City, temp)), nil
+		}))
+	clock := tools.Must(tools.New("time_in", "Current local time in a time zone",
+		func(ctx context.Context, _ string, in timeArgs, _ tools.UpdateFunc) (tools.Result, error) {
+			loc, err := time.LoadLocation(in.Zone)
+			if err != nil {
+				return tools.Result{}, fmt.Errorf("unknown time zone %q", in.Zone)
+			}
+			return tools.TextResult(time.Now().In(loc).Format("15:04 MST")), nil
+		}))
+	note := tools.Must(tools.New("save_note", "Save a note under ./notes",
+		func(_ context.Context, _ string, in noteArgs, _ tools.UpdateFunc) (tools.Result, error) {
+			return tools.TextResult(fmt.Sprintf("saved %d bytes to notes/%s (dry run)", len(in.Text), in.Path)), nil
+		}))
+
+	scripted := &faux.Provider{Delay: 15 * time.Millisecond, ChunkSize: 3}
+	scripted.Push(script()...)
+	provider, model, online := console.Backend(scripted)
+	if online {
+		fmt.Printf("agentloop quickstart: using %s at %s\n", model.ID, endpoint())
+	} else {
+		fmt.Println("agentloop quickstart: OPENAI_API_KEY is not set, so a scripted model (providers/faux) plays the assistant.")
+	}
+
+	a := agent.New(agent.Options{
+		SystemPrompt: "You are a concise assistant. Use the tools when they help.",
+		Provider:     provider,
+		Model:        model,
+		Tools:        []*tools.Tool{weather, clock, note},
+		BeforeToolCall: func(_ context.Context, c loop.BeforeToolCall) (loop.BeforeResult, error) {
+			if c.Call.Name != "save_note" {
+				return loop.BeforeResult{}, nil
+			}
+			path, _ := c.Args.(map[string]any)["path"].(string)
+			if filepath.IsAbs(path) || strings.HasPrefix(filepath.Clean(path), "..") {
+				return loop.BeforeResult{Block: true, Reason: "notes must stay inside ./notes; " + path + " is outside"}, nil
+			}
+			return loop.BeforeResult{}, nil
+		},
+	})
+	a.Subscribe(console.New(os.Stdout).Handle)
+
+	prompt := "What's the weather in Oslo and Bergen, what time is it in Oslo, and save a note about it?"
+	fmt.Println("user:", prompt)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := a.Prompt(ctx, prompt); err != nil {
+		return err
+	}
+	if msg := a.State().ErrorMessage; msg != "" {
+		return fmt.Errorf("the model failed: %s", msg)
+	}
+	return nil
+}
+
+// script is the scripted model's side of the conversation.
+func script() []providers.AssistantMessage {
+	return []providers.AssistantMessage{
+		faux.Reply(faux.Text("Let me look that up."),
+			faux.Call("call_1", "weather", map[string]any{"city": "Oslo"}),
+			faux.Call("call_2", "time_in", map[string]any{"zone": "Europe/Oslo"}),
+			faux.Call("call_3", "weather", map[string]any{"town": "Bergen", "unit": "kelvin"}),
+			faux.Call("call_4", "save_note", map[string]any{"path": "/etc/motd", "text": "Oslo 4°C"})),
+		faux.Reply(faux.Text("I used the wrong arguments for Bergen and a path outside ./notes; retrying."),
+			faux.Call("call_5", "weather", map[string]any{"city": "Bergen", "unit": "celsius"}),
+			faux.Call("call_6", "save_note", map[string]any{"path": "weather.txt", "text": "Oslo 4°C, Bergen 7°C"})),
+		faux.Reply(faux.Text("Oslo is 4°C and Bergen 7°C, both with light rain. I saved a note to notes/weather.txt.")),
+	}
+}
+
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func endpoint() string {
+	if u := os.Getenv("OPENAI_BASE_URL"); u != "" {
+		return u
+	}
+	return "api.openai.com"
+}
