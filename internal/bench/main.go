@@ -7,6 +7,11 @@
 //	go run ./internal/bench [-runs 5]
 //
 // Each workload runs -runs times; the line printed is the median by ms.
+// With -reference DIR (a folder holding the reference's bench.mjs after
+// npm install), the reference runs too, alternating with ours on the same
+// machine, and a ratio line follows each workload:
+//
+//	go run ./internal/bench -runs 9 -reference ../shared/reference
 package main
 
 import (
@@ -16,9 +21,11 @@ import (
 	"fmt"
 	"iter"
 	"os"
+	"os/exec"
 	"runtime"
 	"runtime/pprof"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/agentloop/agentloop/events"
@@ -115,6 +122,13 @@ type result struct {
 	HeapMB     float64  `json:"heap_mb"`
 	First200Ms *float64 `json:"first200_ms,omitempty"`
 	Last200Ms  *float64 `json:"last200_ms,omitempty"`
+	// Growth is last200_ms / first200_ms: how much a turn's cost grew
+	// from the start of the run to its end (target: at most 1.5).
+	Growth *float64 `json:"growth,omitempty"`
+	// FirstTurnUs and LastTurnUs are the median single-turn times of the
+	// first and last 200 turns, in µs.
+	FirstTurnUs *float64 `json:"first_turn_us,omitempty"`
+	LastTurnUs  *float64 `json:"last_turn_us,omitempty"`
 }
 
 func run(name string, script scripted, expect int, toolset []*tools.Tool) (result, error) {
@@ -158,6 +172,18 @@ func run(name string, script scripted, expect int, toolset []*tools.Tool) (resul
 		n := len(turnEnds) - 1 // the last turn is the final answer
 		last := round(float64(turnEnds[n-1].Sub(turnEnds[n-201]).Microseconds())/1000, 2)
 		r.First200Ms, r.Last200Ms = &first, &last
+		// The median single turn of each window: the turn's own cost,
+		// without the GC cycles that land in one window or the other.
+		perTurn := func(from, to int) float64 {
+			var ds []float64
+			for i := from; i < to; i++ {
+				ds = append(ds, float64(turnEnds[i].Sub(turnEnds[i-1]).Nanoseconds())/1000)
+			}
+			sort.Float64s(ds)
+			return round(ds[len(ds)/2], 2)
+		}
+		ft, lt := perTurn(1, 200), perTurn(n-200, n)
+		r.FirstTurnUs, r.LastTurnUs = &ft, &lt
 	}
 	return r, nil
 }
@@ -173,6 +199,7 @@ func round(f float64, digits int) float64 {
 func main() {
 	runs := flag.Int("runs", 5, "runs per workload; the median is printed")
 	only := flag.String("only", "", "run only this workload")
+	reference := flag.String("reference", "", "folder of the reference's bench.mjs (with node_modules): run it too, alternating, and print the ratios")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -215,20 +242,86 @@ func main() {
 		}, 1},
 	}
 	enc := json.NewEncoder(os.Stdout)
-	for _, w := range workloads {
-		if *only != "" && w.name != *only {
-			continue
+	ours := map[string][]result{}
+	theirs := map[string][]result{}
+	for range *runs {
+		if *reference != "" {
+			rs, err := runReference(*reference)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "reference:", err)
+				return
+			}
+			for _, r := range rs {
+				theirs[r.Workload] = append(theirs[r.Workload], r)
+			}
 		}
-		var rs []result
-		for range *runs {
+		for _, w := range workloads {
+			if *only != "" && w.name != *only {
+				continue
+			}
 			r, err := run(w.name, w.script, w.expect, toolset)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				return
 			}
+			ours[w.name] = append(ours[w.name], r)
+		}
+	}
+	for _, w := range workloads {
+		if len(ours[w.name]) == 0 {
+			continue
+		}
+		mine := median(ours[w.name])
+		_ = enc.Encode(mine)
+		if ref := theirs[w.name]; len(ref) > 0 {
+			r := median(ref)
+			_ = enc.Encode(map[string]any{"workload": w.name, "reference_ms": r.Ms, "ms": mine.Ms,
+				"ratio": round(r.Ms/mine.Ms, 1), "reference_heap_mb": r.HeapMB, "heap_mb": mine.HeapMB})
+		}
+	}
+}
+
+// median returns the run with the median wall time; the first- and
+// last-200-turn times are medians of their own across the runs, since one
+// GC cycle landing in a 1 ms window swings a single run's figure.
+func median(rs []result) result {
+	rs = append([]result(nil), rs...)
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Ms < rs[j].Ms })
+	m := rs[len(rs)/2]
+	if m.First200Ms != nil {
+		med := func(get func(result) float64) *float64 {
+			var xs []float64
+			for _, r := range rs {
+				xs = append(xs, get(r))
+			}
+			sort.Float64s(xs)
+			return &xs[len(xs)/2]
+		}
+		m.First200Ms = med(func(r result) float64 { return *r.First200Ms })
+		m.Last200Ms = med(func(r result) float64 { return *r.Last200Ms })
+		m.FirstTurnUs = med(func(r result) float64 { return *r.FirstTurnUs })
+		m.LastTurnUs = med(func(r result) float64 { return *r.LastTurnUs })
+		f, l := *m.First200Ms, *m.Last200Ms
+		g := round(l/f, 2)
+		m.Growth = &g
+	}
+	return m
+}
+
+// runReference runs the reference's bench.mjs once and parses its lines.
+func runReference(dir string) ([]result, error) {
+	cmd := exec.Command("node", "--expose-gc", "bench.mjs")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, err
+	}
+	var rs []result
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var r result
+		if json.Unmarshal([]byte(line), &r) == nil && r.Workload != "" {
 			rs = append(rs, r)
 		}
-		sort.Slice(rs, func(i, j int) bool { return rs[i].Ms < rs[j].Ms })
-		_ = enc.Encode(rs[len(rs)/2])
 	}
+	return rs, nil
 }
