@@ -123,6 +123,12 @@ func (a *Agent) Subscribe(fn func(ctx context.Context, e events.Event)) (unsubsc
 	return a.bus.Subscribe(fn)
 }
 
+// Channel subscribes a channel with room for size events, for a consumer on
+// its own goroutine. A full channel makes the run wait for the consumer
+// (backpressure, never loss); call cancel when done reading, or the run
+// will wait for it. See events.Bus.Channel.
+func (a *Agent) Channel(size int) (<-chan events.Event, func()) { return a.bus.Channel(size) }
+
 // Prompt starts a run with a user message holding text and images, and
 // returns when the run has fully ended (subscribers included). See
 // PromptMessages.

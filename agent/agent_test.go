@@ -478,3 +478,8 @@ func TestHundredAgents(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+type (
+	loopBefore = loop.BeforeToolCall
+	loopResult = loop.BeforeResult
+)

@@ -47,7 +47,7 @@ func WriteSession(w io.Writer, messages []providers.Message) error {
 // with a *SessionError naming the line.
 func ReadSession(r io.Reader) ([]providers.Message, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), MaxSessionLine)
+	sc.Buffer(make([]byte, 0, 4<<10), MaxSessionLine)
 	var msgs []providers.Message
 	line := 0
 	for sc.Scan() {

@@ -58,6 +58,14 @@ type Config struct {
 	// means no limit. A body that outlives its timeout gets an error result
 	// and its late result is discarded.
 	ToolTimeout time.Duration
+	// MaxResultBytes caps the text of one tool result sent back to the
+	// model; a larger result becomes an error result saying so. 0 means
+	// DefaultMaxResultBytes, negative means no cap.
+	MaxResultBytes int
+	// MaxArgumentBytes caps the argument text of one streamed tool call; a
+	// call beyond it is refused before validation. 0 means
+	// DefaultMaxArgumentBytes, negative means no cap.
+	MaxArgumentBytes int
 
 	// BeforeToolCall is the policy gate. It runs after validation and may
 	// block the call or replace its arguments (which are then validated
@@ -75,6 +83,23 @@ type Config struct {
 	// ShouldStopAfterTurn ends the run gracefully after the turn when it
 	// returns true; steering and follow-up messages are not polled then.
 	ShouldStopAfterTurn func(ctx context.Context, turn Turn) bool
+}
+
+// The default resource caps.
+const (
+	DefaultMaxResultBytes   = 1 << 20 // 1 MiB of text per tool result
+	DefaultMaxArgumentBytes = 1 << 20 // 1 MiB of argument JSON per call
+)
+
+// limit resolves a cap: 0 is the default, negative is none.
+func limit(v, def int) int {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return int(^uint(0) >> 1)
+	}
+	return v
 }
 
 // BeforeToolCall is what the policy hook sees.

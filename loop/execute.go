@@ -94,6 +94,19 @@ func (r *run) execute(a providers.AssistantMessage, c *call) {
 	if r.cfg.AfterToolCall != nil {
 		r.after(a, c)
 	}
+	if n, max := textBytes(c.result.Content), limit(r.cfg.MaxResultBytes, DefaultMaxResultBytes); n > max {
+		c.result, c.isError = errorResult(oversizedResultText(c.tc.Name, n, max)), true
+	}
+}
+
+func textBytes(content []providers.Content) int {
+	n := 0
+	for _, b := range content {
+		if t, ok := b.(providers.Text); ok {
+			n += len(t.Text)
+		}
+	}
+	return n
 }
 
 // updates forwards a body's partial results as events until the body is

@@ -21,6 +21,15 @@ func truncatedText(name string) string {
 		"so its arguments may be truncated. Re-issue the tool call with complete arguments.", name)
 }
 
+func oversizedArgsText(name string, n, max int) string {
+	return fmt.Sprintf("Tool call %q was not executed: its arguments are %d bytes, more than the limit of %d bytes.", name, n, max)
+}
+
+func oversizedResultText(name string, n, max int) string {
+	return fmt.Sprintf("Tool %s returned %d bytes of text, more than the limit of %d bytes that can be sent back. "+
+		"Ask for less (a narrower query, a range, a summary).", name, n, max)
+}
+
 func incompleteText(name string) string {
 	return fmt.Sprintf("Tool call %q was not executed: its arguments were not complete JSON, "+
 		"so they may be truncated. Re-issue the tool call with complete arguments.", name)
@@ -61,9 +70,12 @@ func (r *run) preflight(a providers.AssistantMessage, c *call) (refused *call) {
 	if c.tool == nil {
 		return c.fail(notFoundText(c.tc.Name))
 	}
-	// Did the arguments arrive whole?
+	// Did the arguments arrive whole, and within bounds?
 	if c.tc.Incomplete {
 		return c.fail(incompleteText(c.tc.Name))
+	}
+	if n, max := len(c.tc.RawArguments), limit(r.cfg.MaxArgumentBytes, DefaultMaxArgumentBytes); n > max {
+		return c.fail(oversizedArgsText(c.tc.Name, n, max))
 	}
 	// Do they fit the schema (after the tool's shim and coercion)?
 	args, err := c.tool.Prepare(c.tc.Arguments)

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"fmt"
+	"iter"
 
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/providers"
@@ -10,6 +11,20 @@ import (
 // errNoFinal is the error message of a response whose stream ended without
 // a done or error event.
 const errNoFinal = "provider stream ended without a final message"
+
+// closeCalls marks the tool calls of a cut-off message as incomplete, so
+// that they can never run, without changing the snapshot they came from.
+func closeCalls(content []providers.Content) []providers.Content {
+	out := make([]providers.Content, len(content))
+	for i, c := range content {
+		if tc, ok := c.(providers.ToolCall); ok {
+			tc.Incomplete = true
+			c = tc
+		}
+		out[i] = c
+	}
+	return out
+}
 
 // streamAssistant makes one model call and publishes the response's
 // message events. The final message is appended to the context and to the
@@ -43,28 +58,11 @@ func (r *run) streamAssistant() (providers.AssistantMessage, error) {
 	if err != nil {
 		return providers.AssistantMessage{}, fmt.Errorf("loop: provider: %w", err)
 	}
-	started := false
-	var final *providers.AssistantMessage
-	for ev := range seq {
-		switch ev.Type {
-		case providers.StreamStart:
-			if started || ev.Message == nil {
-				continue
-			}
-			started = true
-			r.emit(events.MessageStart{Message: *ev.Message})
-		case providers.StreamDone, providers.StreamError:
-			final = ev.Message
-		default:
-			if started && ev.Message != nil {
-				r.emit(events.MessageUpdate{Stream: ev})
-			}
-		}
-		if final != nil {
-			break
-		}
+	started, partial, final, fault := r.consume(seq)
+	a := r.finalMessage(final, partial)
+	if final == nil && fault != nil {
+		a.ErrorMessage = "provider failed: " + fault.Error()
 	}
-	a := r.finalMessage(final)
 	var boxed providers.Message = a
 	if !started {
 		r.emit(events.MessageStart{Message: boxed})
@@ -74,16 +72,54 @@ func (r *run) streamAssistant() (providers.AssistantMessage, error) {
 	return a, nil
 }
 
-// finalMessage normalizes the message a stream ended with.
-func (r *run) finalMessage(final *providers.AssistantMessage) providers.AssistantMessage {
-	if final == nil {
-		reason := providers.StopReasonError
-		text := errNoFinal
-		if r.ctx.Err() != nil {
-			reason, text = providers.StopReasonAborted, "Request was aborted"
+// consume reads the provider's events, publishing the start and updates,
+// until the final message. A provider that panics while streaming is a
+// failed response (fault), not a crashed run; a panic after the final
+// message is ignored.
+func (r *run) consume(seq iter.Seq[providers.StreamEvent]) (started bool, partial, final *providers.AssistantMessage, fault error) {
+	defer func() {
+		if p := recover(); p != nil && final == nil {
+			fault = fmt.Errorf("panic: %v", p)
 		}
-		return providers.AssistantMessage{API: r.cfg.Model.API, Provider: r.cfg.Model.Provider, Model: r.cfg.Model.ID,
-			StopReason: reason, ErrorMessage: text, Timestamp: providers.Now()}
+	}()
+	for ev := range seq {
+		switch ev.Type {
+		case providers.StreamStart:
+			if started || ev.Message == nil {
+				continue
+			}
+			started, partial = true, ev.Message
+			r.emit(events.MessageStart{Message: *ev.Message})
+		case providers.StreamDone, providers.StreamError:
+			final = ev.Message
+		default:
+			if started && ev.Message != nil {
+				partial = ev.Message
+				r.emit(events.MessageUpdate{Stream: ev})
+			}
+		}
+		if final != nil {
+			break
+		}
+	}
+	return started, partial, final, nil
+}
+
+// finalMessage normalizes the message a stream ended with. A stream that
+// ended without one yields an error message keeping what had arrived (the
+// last partial snapshot).
+func (r *run) finalMessage(final, partial *providers.AssistantMessage) providers.AssistantMessage {
+	if final == nil {
+		a := providers.AssistantMessage{API: r.cfg.Model.API, Provider: r.cfg.Model.Provider, Model: r.cfg.Model.ID, Timestamp: providers.Now()}
+		if partial != nil {
+			a = *partial
+			a.Content = closeCalls(a.Content)
+		}
+		a.StopReason, a.ErrorMessage = providers.StopReasonError, errNoFinal
+		if r.ctx.Err() != nil {
+			a.StopReason, a.ErrorMessage = providers.StopReasonAborted, "Request was aborted"
+		}
+		return a
 	}
 	a := *final
 	if a.StopReason == "" || a.StopReason == providers.StopReasonPending {

@@ -62,6 +62,11 @@ type Options struct {
 	// (streams are bounded by the context).
 	HTTPClient *http.Client
 
+	// MaxArgumentBytes caps the argument text kept for one streamed tool
+	// call; beyond it the rest is dropped and the call is marked
+	// Incomplete, so it never runs. 0 means 1 MiB, negative means no cap.
+	MaxArgumentBytes int
+
 	// MaxRetries is how many times a request refused with 429 or 5xx before
 	// the first token is tried again; 0 means 3, negative means never.
 	MaxRetries int
@@ -86,6 +91,9 @@ func New(opts Options) *Provider {
 	}
 	if opts.BaseURL == "" {
 		opts.BaseURL = os.Getenv("OPENAI_BASE_URL")
+	}
+	if opts.MaxArgumentBytes == 0 {
+		opts.MaxArgumentBytes = 1 << 20
 	}
 	if opts.MaxRetries == 0 {
 		opts.MaxRetries = 3

@@ -39,8 +39,9 @@ type streamer struct {
 
 // callState assembles one tool call from its fragments.
 type callState struct {
-	block int // content index in the message
-	args  partialjson.Stream
+	block    int // content index in the message
+	args     partialjson.Stream
+	overflow bool // the argument text passed MaxArgumentBytes
 }
 
 func (s *streamer) emit(e providers.StreamEvent) bool {
@@ -215,10 +216,15 @@ func (s *streamer) toolCallDelta(pos int, tc goopenai.ToolCall) bool {
 			return false
 		}
 	}
-	if frag := tc.Function.Arguments; frag != "" {
-		return s.emit(s.b.ToolCallDeltaAt(st.block, frag, st.args.Write(frag)))
+	frag := tc.Function.Arguments
+	if frag == "" || st.overflow {
+		return true
 	}
-	return true
+	if max := s.p.opts.MaxArgumentBytes; max > 0 && len(st.args.Text())+len(frag) > max {
+		st.overflow = true // keep what fits; the call will not run
+		return true
+	}
+	return s.emit(s.b.ToolCallDeltaAt(st.block, frag, st.args.Write(frag)))
 }
 
 // done closes the tool calls and finishes the message.
@@ -231,7 +237,7 @@ func (s *streamer) done() {
 	for _, i := range idx {
 		st := s.calls[i]
 		args, complete := st.args.Final()
-		if !s.emit(s.b.ToolCallEndAt(st.block, args, complete)) {
+		if !s.emit(s.b.ToolCallEndAt(st.block, args, complete && !st.overflow)) {
 			return
 		}
 	}

@@ -1,0 +1,137 @@
+package loop
+
+import (
+	"context"
+	"iter"
+	"strings"
+	"testing"
+
+	"github.com/agentloop/agentloop/events"
+	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/faux"
+	"github.com/agentloop/agentloop/tools"
+)
+
+// scriptedFault is a provider that streams events from a function, for
+// injecting faults at any point of a stream.
+type scriptedFault func(b *providers.Builder, yield func(providers.StreamEvent) bool)
+
+func (f scriptedFault) Stream(_ context.Context, req *providers.Request) (iter.Seq[providers.StreamEvent], error) {
+	return func(yield func(providers.StreamEvent) bool) { f(providers.NewBuilder(req.Model), yield) }, nil
+}
+
+// TestProviderFaults: a stream that fails before its first event, in the
+// middle of text or of a tool call, or misbehaves after done, ends the run
+// normally with a message saying what happened. Nothing escapes as a panic
+// or a Go error, and no tool runs on a broken response.
+func TestProviderFaults(t *testing.T) {
+	ran := false
+	echo := echoTool(t, "echo", func(context.Context, string, labelArgs, tools.UpdateFunc) (tools.Result, error) {
+		ran = true
+		return tools.TextResult("ran"), nil
+	})
+	tests := []struct {
+		name   string
+		script scriptedFault
+		stop   providers.StopReason
+		text   string // kept text
+		errSub string
+	}{
+		{"nothing at all", func(*providers.Builder, func(providers.StreamEvent) bool) {},
+			providers.StopReasonError, "", "ended without a final message"},
+		{"panic before the first event", func(*providers.Builder, func(providers.StreamEvent) bool) { panic("socket exploded") },
+			providers.StopReasonError, "", "provider failed: panic: socket exploded"},
+		{"mid-text", func(b *providers.Builder, y func(providers.StreamEvent) bool) {
+			_ = y(b.Start()) && y(b.TextDelta("half a sen"))
+		}, providers.StopReasonError, "half a sen", "ended without a final message"},
+		{"panic mid-tool-call", func(b *providers.Builder, y func(providers.StreamEvent) bool) {
+			_ = y(b.Start()) && y(b.ToolCallStart("c1", "echo")) && y(b.ToolCallDelta(`{"label":`, nil))
+			panic("decoder bug")
+		}, providers.StopReasonError, "", "panic: decoder bug"},
+		{"misbehaves after done", func(b *providers.Builder, y func(providers.StreamEvent) bool) {
+			_ = y(b.Start()) && y(b.TextDelta("all good"))
+			y(b.Done(providers.StopReasonStop, providers.Usage{}))
+			y(b.TextDelta("ignored")) // keeps going after the consumer stopped
+		}, providers.StopReasonStop, "all good", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recorder{}
+			msgs, err := Run(context.Background(), []providers.Message{providers.NewUserText("go")},
+				Context{Tools: []*tools.Tool{echo}}, cfgFor(tc.script), rec.sink)
+			if err != nil {
+				t.Fatalf("Go error: %v", err)
+			}
+			a := last(msgs).(providers.AssistantMessage)
+			if a.StopReason != tc.stop || a.Text() != tc.text || !strings.Contains(a.ErrorMessage, tc.errSub) {
+				t.Fatalf("last message %s %q %q", a.StopReason, a.Text(), a.ErrorMessage)
+			}
+			if ty := rec.types(); ty[len(ty)-1] != "agent_end" {
+				t.Fatalf("run did not close: %v", ty)
+			}
+			if ran {
+				t.Fatal("a tool ran on a broken response")
+			}
+		})
+	}
+}
+
+func TestResourceCaps(t *testing.T) {
+	huge := echoTool(t, "huge", func(context.Context, string, labelArgs, tools.UpdateFunc) (tools.Result, error) {
+		return tools.TextResult(strings.Repeat("x", 5000)), nil
+	})
+	big := faux.Call("c2", "huge", map[string]any{"label": strings.Repeat("y", 3000)})
+	big.RawArguments = `{"label":"` + strings.Repeat("y", 3000) + `"}`
+	p := faux.New(faux.Reply(faux.Call("c1", "huge", map[string]any{"label": "x"}), big), faux.Reply())
+	msgs, _ := runLoop(t, context.Background(), p, []*tools.Tool{huge}, Config{MaxResultBytes: 4096, MaxArgumentBytes: 2048})
+	if tr := msgs[2].(providers.ToolResultMessage); !tr.IsError || !strings.Contains(tr.Text(), "5000 bytes of text, more than the limit of 4096") {
+		t.Fatalf("oversized result: %q", tr.Text())
+	}
+	if tr := msgs[3].(providers.ToolResultMessage); !tr.IsError || !strings.Contains(tr.Text(), "more than the limit of 2048 bytes") {
+		t.Fatalf("oversized arguments: %q", tr.Text())
+	}
+	// Negative means no cap.
+	p = faux.New(faux.Reply(faux.Call("c1", "huge", map[string]any{"label": "x"})), faux.Reply())
+	msgs, _ = runLoop(t, context.Background(), p, []*tools.Tool{huge}, Config{MaxResultBytes: -1})
+	if tr := msgs[2].(providers.ToolResultMessage); tr.IsError {
+		t.Fatalf("uncapped result refused: %q", tr.Text())
+	}
+}
+
+// TestIsolation: whatever a body or hook does to the arguments it received
+// changes neither the transcript nor a published event, and error results
+// do not share their details.
+func TestIsolation(t *testing.T) {
+	mutate := func(v any) {
+		if m, ok := v.(map[string]any); ok {
+			m["label"] = "MUTATED"
+			m["extra"] = true
+		}
+	}
+	body := tools.Must(tools.NewJSON("raw", "", []byte(`{"type":"object","properties":{"label":{"type":"string"}}}`),
+		func(_ context.Context, _ string, args any, _ tools.UpdateFunc) (tools.Result, error) {
+			mutate(args)
+			return tools.TextResult("ok"), nil
+		}))
+	p := faux.New(faux.Reply(faux.Call("c1", "raw", map[string]any{"label": "orig"}), faux.Call("c2", "nope", nil), faux.Call("c3", "nope", nil)), faux.Reply())
+	cfg := Config{
+		BeforeToolCall: func(_ context.Context, c BeforeToolCall) (BeforeResult, error) { mutate(c.Args); return BeforeResult{}, nil },
+		AfterToolCall:  func(_ context.Context, c AfterToolCall) (AfterResult, error) { mutate(c.Args); return AfterResult{}, nil },
+	}
+	msgs, rec := runLoop(t, context.Background(), p, []*tools.Tool{body}, cfg)
+	call := msgs[1].(providers.AssistantMessage).ToolCalls()[0]
+	if call.Arguments["label"] != "orig" || len(call.Arguments) != 1 {
+		t.Fatalf("transcript arguments changed: %v", call.Arguments)
+	}
+	for _, e := range rec.all() {
+		if s, ok := e.(events.ToolExecutionStart); ok && s.ToolCallID == "c1" && (s.Args["label"] != "orig" || len(s.Args) != 1) {
+			t.Fatalf("event arguments changed: %v", s.Args)
+		}
+	}
+	d2 := msgs[3].(providers.ToolResultMessage).Details.(map[string]any)
+	d3 := msgs[4].(providers.ToolResultMessage).Details.(map[string]any)
+	d2["k"] = 1
+	if _, shared := d3["k"]; shared {
+		t.Fatal("two error results share one details object")
+	}
+}

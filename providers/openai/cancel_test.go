@@ -1,0 +1,142 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentloop/agentloop/agent"
+	"github.com/agentloop/agentloop/events"
+	"github.com/agentloop/agentloop/loop"
+	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/faux"
+	"github.com/agentloop/agentloop/tools"
+)
+
+// sendable checks a request's messages against the rules an OpenAI server
+// enforces: tool calls answered right after their assistant message, tool
+// messages only in answer to a call, no empty assistant message, arguments
+// that are JSON.
+func sendable(msgs []goopenai.ChatCompletionMessage) error {
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		switch m.Role {
+		case "assistant":
+			if m.Content == "" && len(m.ToolCalls) == 0 {
+				return fmt.Errorf("message %d: empty assistant message", i)
+			}
+			want := map[string]bool{}
+			for _, c := range m.ToolCalls {
+				if !json.Valid([]byte(c.Function.Arguments)) {
+					return fmt.Errorf("message %d: arguments %q are not JSON", i, c.Function.Arguments)
+				}
+				want[c.ID] = true
+			}
+			for len(want) > 0 {
+				i++
+				if i >= len(msgs) || msgs[i].Role != "tool" || !want[msgs[i].ToolCallID] {
+					return fmt.Errorf("message %d: tool calls %v not answered", i, want)
+				}
+				delete(want, msgs[i].ToolCallID)
+			}
+		case "tool":
+			return fmt.Errorf("message %d: tool message %s answers no call", i, m.ToolCallID)
+		}
+	}
+	return nil
+}
+
+// TestCancellationLeavesASendableTranscript aborts a run at every stage and
+// checks that the next request built from the transcript is one a server
+// accepts.
+func TestCancellationLeavesASendableTranscript(t *testing.T) {
+	type args struct {
+		Label string `json:"label"`
+	}
+	stages := []struct {
+		name string
+		// abortOn returns true for the event at which to abort.
+		abortOn func(events.Event) bool
+		before  bool // abort inside the policy hook
+		body    bool // abort inside a tool body
+	}{
+		{name: "while text streams", abortOn: func(e events.Event) bool {
+			u, ok := e.(events.MessageUpdate)
+			return ok && u.Stream.Type == providers.StreamTextDelta
+		}},
+		{name: "while a tool call streams", abortOn: func(e events.Event) bool {
+			u, ok := e.(events.MessageUpdate)
+			return ok && u.Stream.Type == providers.StreamToolCallDelta
+		}},
+		{name: "in preflight", before: true},
+		{name: "in a body", body: true},
+		{name: "between turns", abortOn: func(e events.Event) bool { return e.Type() == events.TypeTurnEnd }},
+	}
+	for _, st := range stages {
+		t.Run(st.name, func(t *testing.T) {
+			var a *agent.Agent
+			tool := tools.Must(tools.New("work", "", func(ctx context.Context, _ string, in args, _ tools.UpdateFunc) (tools.Result, error) {
+				if st.body {
+					a.Abort()
+					<-ctx.Done()
+					return tools.Result{}, ctx.Err()
+				}
+				return tools.TextResult("worked " + in.Label), nil
+			}))
+			p := &faux.Provider{ChunkSize: 2}
+			p.Push(faux.Reply(faux.Text("Working on it."),
+				faux.Call("c1", "work", map[string]any{"label": "one"}),
+				faux.Call("c2", "work", map[string]any{"label": "two"}),
+				faux.Call("c3", "work", map[string]any{"label": "three"})),
+				faux.Reply(faux.Text("done")))
+			opts := agent.Options{Provider: p, Model: testModel, Tools: []*tools.Tool{tool}}
+			if st.before {
+				opts.BeforeToolCall = func(ctx context.Context, c loop.BeforeToolCall) (loop.BeforeResult, error) {
+					if c.Call.ID == "c2" {
+						a.Abort()
+					}
+					return loop.BeforeResult{}, nil
+				}
+			}
+			a = agent.New(opts)
+			if st.abortOn != nil {
+				a.Subscribe(func(_ context.Context, e events.Event) {
+					if st.abortOn(e) {
+						a.Abort()
+					}
+				})
+			}
+			if err := a.Prompt(context.Background(), "go"); err != nil {
+				t.Fatal(err)
+			}
+			msgs := append(a.State().Messages, providers.NewUserText("continue"))
+			out := convertMessages("system", msgs)
+			if err := sendable(out); err != nil {
+				var b strings.Builder
+				for _, m := range out {
+					fmt.Fprintf(&b, "%s %q %v %s\n", m.Role, m.Content, m.ToolCalls, m.ToolCallID)
+				}
+				t.Fatalf("%v\n%s", err, b.String())
+			}
+		})
+	}
+}
+
+func TestSendableCatchesBadTranscripts(t *testing.T) {
+	call := goopenai.ToolCall{ID: "c1", Type: "function", Function: goopenai.FunctionCall{Name: "x", Arguments: "{}"}}
+	bad := [][]goopenai.ChatCompletionMessage{
+		{{Role: "assistant", ToolCalls: []goopenai.ToolCall{call}}, {Role: "user", Content: "next"}},
+		{{Role: "assistant"}},
+		{{Role: "tool", ToolCallID: "c9", Content: "?"}},
+		{{Role: "assistant", ToolCalls: []goopenai.ToolCall{{ID: "c1", Function: goopenai.FunctionCall{Arguments: `{"a":`}}}}, {Role: "tool", ToolCallID: "c1"}},
+	}
+	for i, msgs := range bad {
+		if sendable(msgs) == nil {
+			t.Errorf("case %d accepted", i)
+		}
+	}
+}
