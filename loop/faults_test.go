@@ -115,8 +115,14 @@ func TestIsolation(t *testing.T) {
 		}))
 	p := faux.New(faux.Reply(faux.Call("c1", "raw", map[string]any{"label": "orig"}), faux.Call("c2", "nope", nil), faux.Call("c3", "nope", nil)), faux.Reply())
 	cfg := Config{
-		BeforeToolCall: func(_ context.Context, c BeforeToolCall) (BeforeResult, error) { mutate(c.Args); return BeforeResult{}, nil },
-		AfterToolCall:  func(_ context.Context, c AfterToolCall) (AfterResult, error) { mutate(c.Args); return AfterResult{}, nil },
+		BeforeToolCall: func(_ context.Context, c BeforeToolCall) (BeforeResult, error) {
+			mutate(c.Args)
+			return BeforeResult{}, nil
+		},
+		AfterToolCall: func(_ context.Context, c AfterToolCall) (AfterResult, error) {
+			mutate(c.Args)
+			return AfterResult{}, nil
+		},
 	}
 	msgs, rec := runLoop(t, context.Background(), p, []*tools.Tool{body}, cfg)
 	call := msgs[1].(providers.AssistantMessage).ToolCalls()[0]
