@@ -21,8 +21,10 @@ type SessionError struct {
 	Err  error
 }
 
+// Error says which line failed and why.
 func (e *SessionError) Error() string { return fmt.Sprintf("session line %d: %v", e.Line, e.Err) }
 
+// Unwrap returns the decoding error.
 func (e *SessionError) Unwrap() error { return e.Err }
 
 // WriteSession writes messages as JSONL: one message per line, with the

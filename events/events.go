@@ -112,16 +112,35 @@ type ToolExecutionEnd struct {
 	IsError    bool
 }
 
-func (AgentStart) Type() Type          { return TypeAgentStart }
-func (AgentEnd) Type() Type            { return TypeAgentEnd }
-func (TurnStart) Type() Type           { return TypeTurnStart }
-func (TurnEnd) Type() Type             { return TypeTurnEnd }
-func (MessageStart) Type() Type        { return TypeMessageStart }
-func (MessageUpdate) Type() Type       { return TypeMessageUpdate }
-func (MessageEnd) Type() Type          { return TypeMessageEnd }
-func (ToolExecutionStart) Type() Type  { return TypeToolExecutionStart }
+// Type reports the event's JSON type name.
+func (AgentStart) Type() Type { return TypeAgentStart }
+
+// Type reports the event's JSON type name.
+func (AgentEnd) Type() Type { return TypeAgentEnd }
+
+// Type reports the event's JSON type name.
+func (TurnStart) Type() Type { return TypeTurnStart }
+
+// Type reports the event's JSON type name.
+func (TurnEnd) Type() Type { return TypeTurnEnd }
+
+// Type reports the event's JSON type name.
+func (MessageStart) Type() Type { return TypeMessageStart }
+
+// Type reports the event's JSON type name.
+func (MessageUpdate) Type() Type { return TypeMessageUpdate }
+
+// Type reports the event's JSON type name.
+func (MessageEnd) Type() Type { return TypeMessageEnd }
+
+// Type reports the event's JSON type name.
+func (ToolExecutionStart) Type() Type { return TypeToolExecutionStart }
+
+// Type reports the event's JSON type name.
 func (ToolExecutionUpdate) Type() Type { return TypeToolExecutionUpdate }
-func (ToolExecutionEnd) Type() Type    { return TypeToolExecutionEnd }
+
+// Type reports the event's JSON type name.
+func (ToolExecutionEnd) Type() Type { return TypeToolExecutionEnd }
 
 func (AgentStart) isEvent()          {}
 func (AgentEnd) isEvent()            {}

@@ -55,9 +55,16 @@ type ToolCall struct {
 	Incomplete bool `json:"incomplete,omitempty"`
 }
 
-func (Text) ContentType() string     { return "text" }
+// ContentType reports the block's JSON type name.
+func (Text) ContentType() string { return "text" }
+
+// ContentType reports the block's JSON type name.
 func (Thinking) ContentType() string { return "thinking" }
-func (Image) ContentType() string    { return "image" }
+
+// ContentType reports the block's JSON type name.
+func (Image) ContentType() string { return "image" }
+
+// ContentType reports the block's JSON type name.
 func (ToolCall) ContentType() string { return "toolCall" }
 
 func (Text) isContent()     {}

@@ -124,6 +124,7 @@ func (m AssistantMessage) HasToolCalls() bool {
 // blocks is a content list that encodes as a JSON array (never null).
 type blocks []Content
 
+// MarshalJSON encodes the list, empty as [].
 func (b blocks) MarshalJSON() ([]byte, error) {
 	if b == nil {
 		return []byte("[]"), nil

@@ -52,6 +52,7 @@ type provider struct {
 	calls  int
 }
 
+// Stream yields the next scripted response.
 func (p *provider) Stream(_ context.Context, _ *providers.Request) (iter.Seq[providers.StreamEvent], error) {
 	seq := p.script(p.calls)
 	p.calls++

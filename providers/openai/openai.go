@@ -176,6 +176,7 @@ type transport struct {
 
 type retryAfterKey struct{}
 
+// RoundTrip sends r with the extra headers and notes its Retry-After.
 func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if len(t.headers) > 0 {
 		r = r.Clone(r.Context())
