@@ -1,0 +1,228 @@
+package sse
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/agentloop/agentloop/events"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+type frame struct {
+	id, name, data, comment string
+}
+
+// client reads SSE frames from a server.
+type client struct {
+	resp *http.Response
+	sc   *bufio.Scanner
+}
+
+func connect(t *testing.T, ctx context.Context, url, lastID string) *client {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	return &client{resp: resp, sc: bufio.NewScanner(resp.Body)}
+}
+
+// next returns the next frame that carries an event or a comment.
+func (c *client) next() (frame, bool) {
+	var f frame
+	for c.sc.Scan() {
+		line := c.sc.Text()
+		if line == "" {
+			if f.name != "" || f.comment != "" {
+				return f, true
+			}
+			continue
+		}
+		switch {
+		case strings.HasPrefix(line, ":"):
+			f.comment = strings.TrimSpace(line[1:])
+		case strings.HasPrefix(line, "id: "):
+			f.id = line[4:]
+		case strings.HasPrefix(line, "event: "):
+			f.name = line[7:]
+		case strings.HasPrefix(line, "data: "):
+			f.data = line[6:]
+		}
+	}
+	return f, false
+}
+
+func (c *client) event(t *testing.T) frame {
+	t.Helper()
+	for {
+		f, ok := c.next()
+		if !ok {
+			t.Fatal("stream ended")
+		}
+		if f.name != "" {
+			return f
+		}
+	}
+}
+
+func start(id string) events.Event { return events.ToolExecutionStart{ToolCallID: id, ToolName: "t"} }
+
+func TestResumeWithoutLossOrDuplicates(t *testing.T) {
+	b := New(16)
+	srv := httptest.NewServer(b)
+	defer srv.Close()
+	defer b.Close()
+	for i := 1; i <= 5; i++ {
+		b.Publish(context.Background(), start(fmt.Sprint("c", i)))
+	}
+	c := connect(t, context.Background(), srv.URL, "3")
+	for _, want := range []string{"4", "5"} {
+		if f := c.event(t); f.id != want || f.name != "tool_execution_start" {
+			t.Fatalf("got %+v, want id %s", f, want)
+		}
+	}
+	b.Publish(context.Background(), start("c6"))
+	f := c.event(t)
+	var e map[string]any
+	if err := json.Unmarshal([]byte(f.data), &e); err != nil || f.id != "6" || e["toolCallId"] != "c6" || e["type"] != "tool_execution_start" {
+		t.Fatalf("live event %+v %v", f, err)
+	}
+	// Without an id the stream starts at the oldest buffered event.
+	c2 := connect(t, context.Background(), srv.URL, "")
+	if f := c2.event(t); f.id != "1" {
+		t.Fatalf("fresh client starts at %s", f.id)
+	}
+}
+
+func TestGapWhenBufferOverflowed(t *testing.T) {
+	b := New(4)
+	srv := httptest.NewServer(b)
+	defer srv.Close()
+	defer b.Close()
+	for i := 1; i <= 10; i++ {
+		b.Publish(context.Background(), start(fmt.Sprint(i)))
+	}
+	c := connect(t, context.Background(), srv.URL, "1")
+	if f := c.event(t); f.name != "gap" || f.data != `{"missed":5}` {
+		t.Fatalf("first frame %+v", f)
+	}
+	for _, want := range []string{"7", "8", "9", "10"} {
+		if f := c.event(t); f.id != want {
+			t.Fatalf("got %s, want %s", f.id, want)
+		}
+	}
+}
+
+// TestSlowClientNeverBlocksPublisher: a client that stops reading does not
+// hold up the run.
+func TestSlowClientNeverBlocksPublisher(t *testing.T) {
+	b := New(64)
+	b.WriteTimeout = 200 * time.Millisecond
+	srv := httptest.NewServer(b)
+	defer srv.Close()
+	c := connect(t, context.Background(), srv.URL, "")
+	defer c.resp.Body.Close() // before the server closes: its handler is stuck writing
+	big := strings.Repeat("x", 4096)
+	done := make(chan struct{})
+	go func() {
+		for i := range 5000 {
+			b.Publish(context.Background(), events.ToolExecutionStart{ToolCallID: fmt.Sprint(i), ToolName: big})
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second): // wide margin; it takes milliseconds
+		t.Fatal("publishing blocked on a client that does not read")
+	}
+	if b.LastID() != 5000 {
+		t.Fatalf("last id %d", b.LastID())
+	}
+}
+
+func TestClientGoneAndClose(t *testing.T) {
+	b := New(8)
+	returned := make(chan struct{}, 2)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b.ServeHTTP(w, r)
+		returned <- struct{}{}
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	c := connect(t, ctx, srv.URL, "")
+	b.Publish(context.Background(), start("a"))
+	c.event(t)
+	cancel()
+	c.resp.Body.Close()
+	<-returned // the handler noticed the client went away
+
+	c2 := connect(t, context.Background(), srv.URL, "")
+	b.Publish(context.Background(), events.AgentEnd{})
+	b.Close()
+	n := 0
+	for {
+		f, ok := c2.next()
+		if !ok {
+			break
+		}
+		if f.name != "" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d events before the stream closed", n)
+	}
+	<-returned
+}
+
+func TestHeartbeatAndCloseOnAgentEnd(t *testing.T) {
+	b := New(8)
+	b.Heartbeat = 10 * time.Millisecond
+	b.CloseOnAgentEnd = true
+	srv := httptest.NewServer(b)
+	defer srv.Close()
+	c := connect(t, context.Background(), srv.URL, "")
+	for {
+		f, ok := c.next()
+		if !ok {
+			t.Fatal("stream ended before a heartbeat")
+		}
+		if f.comment == "ping" {
+			break
+		}
+	}
+	b.Publish(context.Background(), events.AgentStart{})
+	b.Publish(context.Background(), events.AgentEnd{})
+	b.Publish(context.Background(), events.AgentStart{}) // after the end: dropped
+	var names []string
+	for {
+		f, ok := c.next()
+		if !ok {
+			break
+		}
+		if f.name != "" {
+			names = append(names, f.name)
+		}
+	}
+	if strings.Join(names, ",") != "agent_start,agent_end" {
+		t.Fatalf("events %v", names)
+	}
+}
