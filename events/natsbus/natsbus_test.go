@@ -1,0 +1,352 @@
+package natsbus_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentloop/agentloop/agent"
+	"github.com/agentloop/agentloop/events"
+	"github.com/agentloop/agentloop/events/natsbus"
+	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/faux"
+	"github.com/agentloop/agentloop/tools"
+)
+
+// embedded is a real nats-server with JetStream, in process, on a fixed
+// port so it can be restarted in place.
+type embedded struct {
+	t    *testing.T
+	opts server.Options
+	srv  *server.Server
+}
+
+func startServer(t *testing.T) *embedded {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	e := &embedded{t: t, opts: server.Options{Host: "127.0.0.1", Port: port, JetStream: true, StoreDir: t.TempDir(), NoSigs: true}}
+	e.start()
+	t.Cleanup(e.stop)
+	return e
+}
+
+func (e *embedded) start() {
+	srv, err := server.NewServer(&e.opts)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	srv.Start()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		e.t.Fatal("nats-server did not start")
+	}
+	e.srv = srv
+}
+
+func (e *embedded) stop() {
+	if e.srv != nil {
+		e.srv.Shutdown()
+		e.srv.WaitForShutdown()
+		e.srv = nil
+	}
+}
+
+func (e *embedded) url() string { return fmt.Sprintf("nats://127.0.0.1:%d", e.opts.Port) }
+
+// connect returns a JetStream client that reconnects forever.
+func (e *embedded) connect(t *testing.T) jetstream.JetStream {
+	t.Helper()
+	nc, err := nats.Connect(e.url(), nats.MaxReconnects(-1), nats.ReconnectWait(20*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := natsbus.EnsureStream(context.Background(), js); err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
+
+// collector rebuilds a transcript from events received over NATS.
+type collector struct {
+	mu     sync.Mutex
+	seqs   []uint64
+	types  []string
+	msgs   []providers.Message
+	ended  chan struct{}
+	endsAt int // close ended after this many agent_end events
+	ends   int
+}
+
+func newCollector(ends int) *collector { return &collector{ended: make(chan struct{}), endsAt: ends} }
+
+func (c *collector) handle(seq uint64, e events.Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seqs = append(c.seqs, seq)
+	c.types = append(c.types, string(e.Type()))
+	if me, ok := e.(events.MessageEnd); ok {
+		c.msgs = append(c.msgs, me.Message)
+	}
+	if e.Type() == events.TypeAgentEnd {
+		if c.ends++; c.ends == c.endsAt {
+			close(c.ended)
+		}
+	}
+}
+
+func (c *collector) wait(t *testing.T) {
+	t.Helper()
+	select {
+	case <-c.ended:
+	case <-time.After(60 * time.Second):
+		t.Fatal("no agent_end arrived")
+	}
+}
+
+// contiguous checks that sequence numbers run from first to last with no
+// gap and no repeat.
+func (c *collector) contiguous(t *testing.T, first uint64) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, s := range c.seqs {
+		if s != first+uint64(i) {
+			t.Fatalf("event %d has sequence %d, want %d", i, s, first+uint64(i))
+		}
+	}
+}
+
+func sameTranscript(t *testing.T, got, want []providers.Message) {
+	t.Helper()
+	g, _ := json.Marshal(got)
+	w, _ := json.Marshal(want)
+	if string(g) != string(w) {
+		t.Fatalf("rebuilt transcript differs:\n got %d messages\nwant %d messages", len(got), len(want))
+	}
+}
+
+type labelArgs struct {
+	Label string `json:"label"`
+}
+
+// worker builds an agent whose events go to NATS and whose commands come
+// from it; release lets its slow tool finish.
+func worker(t *testing.T, js jetstream.JetStream, run string, release <-chan struct{}, started chan<- struct{}) (*agent.Agent, *natsbus.Publisher) {
+	t.Helper()
+	var once sync.Once
+	slow := tools.Must(tools.New("slow", "", func(ctx context.Context, _ string, a labelArgs, up tools.UpdateFunc) (tools.Result, error) {
+		once.Do(func() { close(started) })
+		up(tools.TextResult("waiting"))
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return tools.Result{}, ctx.Err()
+		}
+		return tools.TextResult("slow " + a.Label), nil
+	}))
+	p := &faux.Provider{}
+	p.Default = func(_ context.Context, req *providers.Request) (providers.AssistantMessage, error) {
+		switch last := req.Messages[len(req.Messages)-1].(type) {
+		case providers.UserMessage:
+			if len(req.Messages) == 1 {
+				return faux.Reply(faux.Text("working"), faux.Call("c1", "slow", map[string]any{"label": "a"}), faux.Call("c2", "slow", map[string]any{"label": "b"})), nil
+			}
+			return faux.Reply(faux.Text("noted: " + last.Text())), nil
+		default:
+			return faux.Reply(faux.Text("done")), nil
+		}
+	}
+	pub, err := natsbus.NewPublisher(js, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := agent.New(agent.Options{Provider: p, Model: providers.Model{ID: "faux"}, Tools: []*tools.Tool{slow}})
+	a.Subscribe(pub.Publish)
+	return a, pub
+}
+
+// TestWorkerConsumerController: a worker agent, a consumer that rebuilds the
+// transcript from the events, and a controller that steers, all through
+// NATS only.
+func TestWorkerConsumerController(t *testing.T) {
+	srv := startServer(t)
+	run := "run-1"
+	release, started := make(chan struct{}), make(chan struct{})
+	wjs := srv.connect(t)
+	a, pub := worker(t, wjs, run, release, started)
+	stop, err := natsbus.Serve(context.Background(), wjs, run, "worker", func(c natsbus.Command) { c.Apply(a) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+
+	col := newCollector(1)
+	sub, err := natsbus.Subscribe(context.Background(), srv.connect(t), run, 1, col.handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Stop()
+
+	done := make(chan error)
+	go func() { done <- a.Prompt(context.Background(), "go") }()
+	<-started
+	if err := natsbus.Send(context.Background(), srv.connect(t), run, natsbus.Command{Type: natsbus.CommandSteer, Text: "also this"}); err != nil {
+		t.Fatal(err)
+	}
+	// The steering message is in the agent's queue before the tools finish.
+	deadline := time.Now().Add(30 * time.Second)
+	for !a.HasQueuedMessages() && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	col.wait(t)
+	col.contiguous(t, 1)
+	sameTranscript(t, col.msgs, a.State().Messages)
+	if got := a.State().Messages[len(a.State().Messages)-1].(providers.AssistantMessage).Text(); got != "noted: also this" {
+		t.Fatalf("steering did not reach the worker: %q", got)
+	}
+	if pub.Failed() != 0 || sub.Last() != pub.Seq() {
+		t.Fatalf("published %d (failed %d), delivered %d", pub.Seq(), pub.Failed(), sub.Last())
+	}
+}
+
+func TestAbortOverNATS(t *testing.T) {
+	srv := startServer(t)
+	run := "run-abort"
+	release, started := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	wjs := srv.connect(t)
+	a, _ := worker(t, wjs, run, release, started)
+	stop, err := natsbus.Serve(context.Background(), wjs, run, "worker", func(c natsbus.Command) { c.Apply(a) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	done := make(chan error)
+	go func() { done <- a.Prompt(context.Background(), "go") }()
+	<-started
+	if err := natsbus.Send(context.Background(), srv.connect(t), run, natsbus.Command{Type: natsbus.CommandAbort}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if msg := a.State().ErrorMessage; !strings.Contains(msg, "aborted") {
+		t.Fatalf("run not aborted: %q", msg)
+	}
+}
+
+// TestServerRestartMidRun restarts the server while the worker's tools run:
+// the publisher retries, the consumer reconnects, and no event is lost or
+// repeated.
+func TestServerRestartMidRun(t *testing.T) {
+	srv := startServer(t)
+	run := "run-restart"
+	release, started := make(chan struct{}), make(chan struct{})
+	a, pub := worker(t, srv.connect(t), run, release, started)
+	col := newCollector(1)
+	sub, err := natsbus.Subscribe(context.Background(), srv.connect(t), run, 1, col.handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Stop()
+	done := make(chan error)
+	go func() { done <- a.Prompt(context.Background(), "go") }()
+	<-started
+	srv.stop()
+	go func() {
+		time.Sleep(300 * time.Millisecond) // the run publishes into the outage
+		close(release)
+	}()
+	time.Sleep(600 * time.Millisecond) // stay down across the tool results
+	srv.start()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	col.wait(t)
+	col.contiguous(t, 1)
+	sameTranscript(t, col.msgs, a.State().Messages)
+	if pub.Failed() != 0 {
+		t.Fatalf("%d events lost", pub.Failed())
+	}
+}
+
+// TestLateConsumer joins after the run ended, from the start and from the
+// middle.
+func TestLateConsumer(t *testing.T) {
+	srv := startServer(t)
+	run := "run-late"
+	release, started := make(chan struct{}), make(chan struct{})
+	close(release)
+	a, pub := worker(t, srv.connect(t), run, release, started)
+	if err := a.Prompt(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	js := srv.connect(t)
+	all := newCollector(1)
+	sub, err := natsbus.Subscribe(context.Background(), js, run, 1, all.handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all.wait(t)
+	sub.Stop()
+	all.contiguous(t, 1)
+	sameTranscript(t, all.msgs, a.State().Messages)
+
+	from := pub.Seq() - 3
+	tail := newCollector(1)
+	sub2, err := natsbus.Subscribe(context.Background(), js, run, from, tail.handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub2.Stop()
+	tail.wait(t)
+	tail.contiguous(t, from)
+	if len(tail.seqs) != 4 {
+		t.Fatalf("from %d: %d events", from, len(tail.seqs))
+	}
+	// And it follows live: a second run on the same id.
+	if err := a.Prompt(context.Background(), "more"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for sub2.Last() < pub.Seq() && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if sub2.Last() != pub.Seq() {
+		t.Fatalf("live events not delivered: %d of %d", sub2.Last(), pub.Seq())
+	}
+	tail.contiguous(t, from)
+}
+
+func TestValidation(t *testing.T) {
+	for _, id := range []string{"", "a.b", "a*", "a>", "a b"} {
+		if natsbus.ValidRunID(id) == nil {
+			t.Errorf("%q accepted", id)
+		}
+	}
+	if err := natsbus.Send(context.Background(), nil, "r", natsbus.Command{Type: "explode"}); err == nil {
+		t.Error("unknown command accepted")
+	}
+}
