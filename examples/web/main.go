@@ -20,24 +20,20 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strings"
 	"time"
 
-	"github.com/agentloop/agentloop/agent"
 	"github.com/agentloop/agentloop/examples/internal/console"
-	"github.com/agentloop/agentloop/providers"
-	"github.com/agentloop/agentloop/providers/faux"
-	"github.com/agentloop/agentloop/tools"
+	"github.com/agentloop/agentloop/examples/internal/research"
 )
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
 	flag.Parse()
-	p, m, online := console.Backend(scripted())
+	p, m, online := console.Backend(research.Scripted())
 	if !online {
 		fmt.Println("web: OPENAI_API_KEY is not set; a scripted model answers.")
 	}
-	s := newServer(newAgent(p, m, 1500*time.Millisecond))
+	s := newServer(research.Agent(p, m, 1500*time.Millisecond))
 	srv := &http.Server{Addr: *addr, Handler: s.handler()}
 	go func() {
 		stop := make(chan os.Signal, 1)
@@ -52,59 +48,4 @@ func main() {
 	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Fatal(err)
 	}
-}
-
-type lookupArgs struct {
-	Topic string `json:"topic" jsonschema:"description=What to look up"`
-}
-
-// newAgent builds the demo agent; slow is how long the slow lookup takes.
-func newAgent(p providers.Provider, m providers.Model, slow time.Duration) *agent.Agent {
-	lookup := tools.Must(tools.New("lookup", "Look a topic up in the archive",
-		func(ctx context.Context, _ string, in lookupArgs, update tools.UpdateFunc) (tools.Result, error) {
-			d := 100 * time.Millisecond
-			if strings.Contains(in.Topic, "history") {
-				d = slow
-			}
-			for i := 1; i <= 3; i++ {
-				update(tools.TextResult(fmt.Sprintf("reading page %d of 3", i)))
-				select {
-				case <-ctx.Done():
-					return tools.Result{}, ctx.Err()
-				case <-time.After(d / 3):
-				}
-			}
-			return tools.TextResult("found 3 notes on " + in.Topic), nil
-		}))
-	check := tools.Must(tools.New("check_links", "Check that the links in the notes work",
-		func(context.Context, string, lookupArgs, tools.UpdateFunc) (tools.Result, error) {
-			return tools.Result{}, errors.New("2 of 9 links are broken")
-		}))
-	return agent.New(agent.Options{Provider: p, Model: m, Tools: []*tools.Tool{lookup, check},
-		SystemPrompt: "You research topics with the tools you have."})
-}
-
-// scripted answers each user message with three tool calls, then a
-// summary; a message that arrives while it works is acknowledged.
-func scripted() *faux.Provider {
-	p := &faux.Provider{Delay: 8 * time.Millisecond, ChunkSize: 2}
-	p.Default = func(_ context.Context, req *providers.Request) (providers.AssistantMessage, error) {
-		n := len(req.Messages)
-		switch last := req.Messages[n-1].(type) {
-		case providers.UserMessage:
-			if n > 1 {
-				if _, ok := req.Messages[n-2].(providers.ToolResultMessage); ok {
-					return faux.Reply(faux.Text("Noted: " + last.Text() + ". All three lookups are done; the summary stands.")), nil
-				}
-			}
-			id := func(k int) string { return fmt.Sprintf("call_%d_%d", n, k) }
-			return faux.Reply(faux.Text("I'll look into \""+last.Text()+"\" from three sides."),
-				faux.Call(id(1), "lookup", map[string]any{"topic": last.Text() + " history"}),
-				faux.Call(id(2), "lookup", map[string]any{"topic": last.Text() + " today"}),
-				faux.Call(id(3), "check_links", map[string]any{"topic": last.Text()})), nil
-		default:
-			return faux.Reply(faux.Text("All three lookups are back: two found notes, and the link check failed (2 of 9 links are broken).")), nil
-		}
-	}
-	return p
 }

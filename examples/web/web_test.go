@@ -13,12 +13,13 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/agentloop/agentloop/examples/internal/research"
 	"github.com/agentloop/agentloop/providers"
 )
 
 func testServer(t *testing.T, slow time.Duration) (*server, *httptest.Server) {
 	t.Helper()
-	s := newServer(newAgent(scripted(), providers.Model{ID: "scripted", Provider: "faux"}, slow))
+	s := newServer(research.Agent(research.Scripted(), providers.Model{ID: "scripted", Provider: "faux"}, slow))
 	hs := httptest.NewServer(s.handler())
 	t.Cleanup(func() {
 		s.close()

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestGatewayAndWorkerThroughNATS: a message posted to the gateway reaches
+// the worker as a command; the worker's events come back through NATS and
+// out of the gateway as SSE, up to agent_end.
+func TestGatewayAndWorkerThroughNATS(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	srv, err := embeddedServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	wjs, closeW, err := connect(srv.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeW()
+	gjs, closeG, err := connect(srv.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeG()
+	w, err := newWorker(ctx, wjs, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close()
+	g, err := newGateway(ctx, gjs, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.close()
+	hs := httptest.NewServer(g.handler())
+	defer hs.Close()
+
+	sctx, scancel := context.WithTimeout(ctx, 60*time.Second)
+	defer scancel()
+	req, _ := http.NewRequestWithContext(sctx, "GET", hs.URL+"/api/events", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	post, err := http.Post(hs.URL+"/api/send", "application/json", strings.NewReader(`{"text":"tea"}`))
+	if err != nil || post.StatusCode != 200 {
+		t.Fatalf("send: %v %v", err, post.Status)
+	}
+	post.Body.Close()
+	var names []string
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		if name, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
+			names = append(names, name)
+			if name == "agent_end" {
+				break
+			}
+		}
+	}
+	got := strings.Join(names, ",")
+	for _, want := range []string{"agent_start", "tool_execution_start", "tool_execution_update", "tool_execution_end", "agent_end"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("gateway stream lacks %s: %s", want, got)
+		}
+	}
+	if strings.Count(got, "tool_execution_start") != 3 || strings.Count(got, "tool_execution_end") != 3 {
+		t.Fatalf("tool events: %s", got)
+	}
+}

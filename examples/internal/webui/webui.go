@@ -1,0 +1,59 @@
+// Package webui is the chat page of the web and distributed examples: an
+// embedded HTML/JavaScript page (no build step) and the small HTTP API it
+// talks to.
+package webui
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"strings"
+)
+
+//go:embed static
+var static embed.FS
+
+// Backend is what the page needs from the server.
+type Backend struct {
+	// Events serves the agent's events as SSE (an *sse.Broker).
+	Events http.Handler
+	// Send delivers a message typed by the user: it starts a run, or
+	// steers the running one. mode says which ("prompt", "steer", "sent").
+	Send func(ctx context.Context, text string) (mode string, err error)
+	// Stop aborts the running turn.
+	Stop func(ctx context.Context) error
+}
+
+// Handler serves the page at / and its API under /api/.
+func Handler(b Backend) http.Handler {
+	mux := http.NewServeMux()
+	files, _ := fs.Sub(static, "static")
+	mux.Handle("GET /", http.FileServerFS(files))
+	mux.Handle("GET /api/events", b.Events)
+	mux.HandleFunc("POST /api/send", func(w http.ResponseWriter, r *http.Request) {
+		var in struct {
+			Text string `json:"text"`
+		}
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&in); err != nil || strings.TrimSpace(in.Text) == "" {
+			http.Error(w, `want {"text": "..."}`, http.StatusBadRequest)
+			return
+		}
+		mode, err := b.Send(r.Context(), in.Text)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]string{"mode": mode})
+	})
+	mux.HandleFunc("POST /api/stop", func(w http.ResponseWriter, r *http.Request) {
+		if err := b.Stop(r.Context()); err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	return mux
+}
