@@ -153,8 +153,12 @@ func wrapBlock(err error, typ string) error {
 	return nil
 }
 
-// unmarshalBlocks decodes a JSON array of content blocks.
+// unmarshalBlocks decodes a JSON array of content blocks; missing or null
+// content is no blocks.
 func unmarshalBlocks(data []byte) ([]Content, error) {
+	if len(data) == 0 || string(data) == "null" {
+		return nil, nil
+	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(data, &raws); err != nil {
 		return nil, fmt.Errorf("content: %w", err)

@@ -194,12 +194,9 @@ func (m *AssistantMessage) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &j); err != nil {
 		return fmt.Errorf("assistant message: %w", err)
 	}
-	var c []Content
-	if len(j.Content) > 0 && string(j.Content) != "null" {
-		var err error
-		if c, err = unmarshalBlocks(j.Content); err != nil {
-			return fmt.Errorf("assistant message: %w", err)
-		}
+	c, err := unmarshalBlocks(j.Content)
+	if err != nil {
+		return fmt.Errorf("assistant message: %w", err)
 	}
 	a := j.assistantJSON
 	*m = AssistantMessage{c, a.API, a.Provider, a.Model, a.Usage, a.StopReason, a.ErrorMessage, a.Timestamp}
@@ -232,12 +229,9 @@ func (m *ToolResultMessage) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &j); err != nil {
 		return fmt.Errorf("toolResult message: %w", err)
 	}
-	var c []Content
-	if len(j.Content) > 0 && string(j.Content) != "null" {
-		var err error
-		if c, err = unmarshalBlocks(j.Content); err != nil {
-			return fmt.Errorf("toolResult message: %w", err)
-		}
+	c, err := unmarshalBlocks(j.Content)
+	if err != nil {
+		return fmt.Errorf("toolResult message: %w", err)
 	}
 	t := j.toolResultJSON
 	*m = ToolResultMessage{t.ToolCallID, t.ToolName, c, t.Details, t.Usage, t.IsError, t.Timestamp}
