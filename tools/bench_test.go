@@ -23,3 +23,31 @@ func BenchmarkValidateArguments(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGoogleValidate is google/jsonschema-go's Validate alone on the
+// already coerced value: the part of BenchmarkValidateArguments that is the
+// final judge's.
+func BenchmarkGoogleValidate(b *testing.B) {
+	tool := Must(NewJSON("read", "read", json.RawMessage(benchSchema), noop))
+	v := map[string]any{"path": "src/file1.go", "line": 42.0, "mode": "r"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := tool.resolved.Validate(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCoerceAndCheck is our part: clone, coerce and our own violation
+// walk (which decides nothing on its own).
+func BenchmarkCoerceAndCheck(b *testing.B) {
+	tool := Must(NewJSON("read", "read", json.RawMessage(benchSchema), noop))
+	args := map[string]any{"path": "src/file1.go", "line": "42", "mode": "r"}
+	b.ReportAllocs()
+	for b.Loop() {
+		v, _ := cloneDepth(args, MaxDepth)
+		if !tool.root.valid(coerce(v, tool.root)) {
+			b.Fatal("invalid")
+		}
+	}
+}
