@@ -96,19 +96,8 @@ func (c *compiler) compile(s *jsonschema.Schema) (*node, error) {
 			return nil, err
 		}
 	}
-	for pat, ps := range s.PatternProperties {
-		re, perr := regexp.Compile(pat)
-		if perr != nil {
-			return nil, fmt.Errorf("patternProperties %q: %w", pat, perr)
-		}
-		pn, cerr := c.compile(ps)
-		if cerr != nil {
-			return nil, cerr
-		}
-		if n.patterns == nil {
-			n.patterns = map[*regexp.Regexp]*node{}
-		}
-		n.patterns[re] = pn
+	if n.patterns, err = c.patterns(s.PatternProperties); err != nil {
+		return nil, err
 	}
 	if n.items, err = c.compile(s.Items); err != nil {
 		return nil, err
@@ -138,6 +127,23 @@ func (c *compiler) compile(s *jsonschema.Schema) (*node, error) {
 		}
 	}
 	return n, nil
+}
+
+func (c *compiler) patterns(pp map[string]*jsonschema.Schema) (map[*regexp.Regexp]*node, error) {
+	if len(pp) == 0 {
+		return nil, nil
+	}
+	out := make(map[*regexp.Regexp]*node, len(pp))
+	for pat, ps := range pp {
+		re, err := regexp.Compile(pat)
+		if err != nil {
+			return nil, fmt.Errorf("patternProperties %q: %w", pat, err)
+		}
+		if out[re], err = c.compile(ps); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func (c *compiler) list(ss []*jsonschema.Schema) ([]*node, error) {

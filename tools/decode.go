@@ -134,49 +134,64 @@ func (d *decoder) decodeValue(rv reflect.Value, v any, p *plan) error {
 		}
 		rv.SetFloat(f)
 	case reflect.Slice:
-		a, ok := v.([]any)
-		if !ok {
-			return typeError(v, t)
-		}
-		s := reflect.MakeSlice(t, len(a), len(a))
-		for i, e := range a {
-			if err := d.decodeValue(s.Index(i), e, p.elem); err != nil {
-				return err
-			}
-		}
-		rv.Set(s)
+		return d.decodeSlice(rv, v, p)
 	case reflect.Map:
-		m, ok := v.(map[string]any)
-		if !ok || t.Key().Kind() != reflect.String {
-			return viaJSON(rv, v)
-		}
-		out := reflect.MakeMapWithSize(t, len(m))
-		for k, e := range m {
-			ev := reflect.New(t.Elem()).Elem()
-			if err := d.decodeValue(ev, e, p.elem); err != nil {
-				return err
-			}
-			out.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), ev)
-		}
-		rv.Set(out)
+		return d.decodeMap(rv, v, p)
 	case reflect.Struct:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return typeError(v, t)
-		}
-		for k, e := range m {
-			f, ok := p.fields[k]
-			if !ok {
-				if f, ok = p.fold(k); !ok {
-					continue
-				}
-			}
-			if err := d.decodeValue(rv.Field(f.index), e, f.plan); err != nil {
-				return fmt.Errorf("%s: %w", f.name, err)
-			}
-		}
+		return d.decodeStruct(rv, v, p)
 	default:
 		return viaJSON(rv, v)
+	}
+	return nil
+}
+
+func (d *decoder) decodeSlice(rv reflect.Value, v any, p *plan) error {
+	a, ok := v.([]any)
+	if !ok {
+		return typeError(v, p.t)
+	}
+	s := reflect.MakeSlice(p.t, len(a), len(a))
+	for i, e := range a {
+		if err := d.decodeValue(s.Index(i), e, p.elem); err != nil {
+			return err
+		}
+	}
+	rv.Set(s)
+	return nil
+}
+
+func (d *decoder) decodeMap(rv reflect.Value, v any, p *plan) error {
+	m, ok := v.(map[string]any)
+	if !ok || p.t.Key().Kind() != reflect.String {
+		return viaJSON(rv, v)
+	}
+	out := reflect.MakeMapWithSize(p.t, len(m))
+	for k, e := range m {
+		ev := reflect.New(p.t.Elem()).Elem()
+		if err := d.decodeValue(ev, e, p.elem); err != nil {
+			return err
+		}
+		out.SetMapIndex(reflect.ValueOf(k).Convert(p.t.Key()), ev)
+	}
+	rv.Set(out)
+	return nil
+}
+
+func (d *decoder) decodeStruct(rv reflect.Value, v any, p *plan) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return typeError(v, p.t)
+	}
+	for k, e := range m {
+		f, ok := p.fields[k]
+		if !ok {
+			if f, ok = p.fold(k); !ok {
+				continue // unknown keys are ignored, as encoding/json does
+			}
+		}
+		if err := d.decodeValue(rv.Field(f.index), e, f.plan); err != nil {
+			return fmt.Errorf("%s: %w", f.name, err)
+		}
 	}
 	return nil
 }
