@@ -56,31 +56,63 @@ func (r *run) runParallel(a providers.AssistantMessage, calls []*call) []*call {
 	if len(prepared) == 1 {
 		finish(prepared[0])
 	} else if len(prepared) > 1 {
-		// No body returns an error to the group: one failing body must not
-		// cancel its siblings.
-		var g errgroup.Group
-		if r.cfg.MaxParallelTools > 0 {
-			g.SetLimit(r.cfg.MaxParallelTools)
-		}
-		// Without a limit, the last body runs on this goroutine, which is
-		// idle otherwise.
-		last := len(prepared)
-		if r.cfg.MaxParallelTools <= 0 {
-			last--
-		}
-		for _, c := range prepared[:last] {
-			g.Go(func() error { finish(c); return nil })
-		}
-		if last < len(prepared) {
-			finish(prepared[last])
-		}
-		_ = g.Wait()
+		r.runTogether(prepared, finish)
 	}
 	for _, c := range calls[:seen] {
 		r.emitResult(c)
 	}
 	return calls[:seen]
 }
+
+// startStagger is how long a body may run before the next one starts;
+// see runTogether.
+const startStagger = 500 * time.Microsecond
+
+// runTogether runs the prepared calls' bodies at once under an errgroup
+// (bounded by MaxParallelTools). No body returns an error to the group: one
+// failing body must not cancel its siblings.
+//
+// Bodies start in call order, each when the previous one has finished or has
+// run for startStagger, whichever comes first. Bodies that wait on anything
+// (I/O, timers, other goroutines) therefore run together, a fraction of a
+// millisecond apart, and finish in the order their work takes; bodies that
+// return at once finish in call order, as they do in the reference, where a
+// body's synchronous part runs before the next body starts.
+func (r *run) runTogether(prepared []*call, finish func(*call)) {
+	var g errgroup.Group
+	if r.cfg.MaxParallelTools > 0 {
+		g.SetLimit(r.cfg.MaxParallelTools)
+	}
+	turn := make(chan struct{})
+	close(turn)
+	for i, c := range prepared {
+		mine, next := turn, newBaton()
+		body := func() {
+			<-mine
+			stop := time.AfterFunc(startStagger, next.pass)
+			finish(c)
+			stop.Stop()
+			next.pass()
+		}
+		turn = next.ch
+		if i == len(prepared)-1 && r.cfg.MaxParallelTools <= 0 {
+			body() // the last runs on this goroutine, which is idle otherwise
+			break
+		}
+		g.Go(func() error { body(); return nil })
+	}
+	_ = g.Wait()
+}
+
+// baton lets the next body start, once.
+type baton struct {
+	ch   chan struct{}
+	once sync.Once
+}
+
+func newBaton() *baton { return &baton{ch: make(chan struct{})} }
+
+func (b *baton) pass() { b.once.Do(func() { close(b.ch) }) }
 
 // execute runs a prepared call's body and the after-call hook, leaving the
 // outcome in c.

@@ -521,3 +521,22 @@ func TestShouldStopAndPrepareNextTurn(t *testing.T) {
 		t.Fatal("PrepareNextTurn's context was not used")
 	}
 }
+
+// TestInstantBodiesEndInCallOrder: bodies that return at once finish in
+// call order, as in the reference, run after run.
+func TestInstantBodiesEndInCallOrder(t *testing.T) {
+	echo := echoTool(t, "echo", nil)
+	for range 20 {
+		var calls []providers.Content
+		for i := range 8 {
+			calls = append(calls, faux.Call(fmt.Sprint("c", i), "echo", map[string]any{"label": fmt.Sprint(i)}))
+		}
+		p := faux.New(faux.Reply(calls...), faux.Reply())
+		_, rec := runLoop(t, context.Background(), p, []*tools.Tool{echo}, Config{})
+		for i, e := range rec.ends() {
+			if e.ToolCallID != fmt.Sprint("c", i) {
+				t.Fatalf("end %d is %s", i, e.ToolCallID)
+			}
+		}
+	}
+}

@@ -86,10 +86,10 @@ func (r *run) preflight(a providers.AssistantMessage, c *call) (refused *call) {
 	if r.cfg.BeforeToolCall != nil {
 		decision, err := r.before(a, c, args)
 		switch {
-		case r.ctx.Err() != nil:
-			return c.fail(abortedText)
-		case err != nil:
+		case err != nil: // as in the reference, a failing hook's message wins
 			return c.fail(err.Error())
+		case r.ctx.Err() != nil: // and an abort wins over a decision
+			return c.fail(abortedText)
 		case decision.Block:
 			reason := decision.Reason
 			if reason == "" {

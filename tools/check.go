@@ -4,8 +4,11 @@ import (
 	"math"
 	"math/big"
 	"reflect"
+	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // A Violation is one way a value fails its schema.
@@ -61,23 +64,18 @@ func (c *checker) check(v any, n *node) {
 	if n.ref != nil {
 		c.check(v, n.ref)
 	}
+	// A type error does not stop the other checks: like the reference,
+	// keywords for the value's actual type and enum/const still report.
 	if len(n.types) > 0 && !matchesAny(v, n.types) {
 		if len(n.types) == 1 {
 			c.add("must be " + n.types[0])
 		} else {
 			c.add("must be either " + strings.Join(n.types, " or "))
 		}
-		return
 	}
 	if jsType(v) == "invalid" {
 		c.add("must be a JSON value")
 		return
-	}
-	if s.Enum != nil && !containsValue(s.Enum, v) {
-		c.add("must be equal to one of the allowed values")
-	}
-	if s.Const != nil && !equalJSON(Clone(*s.Const), v) {
-		c.add("must be equal to constant")
 	}
 	switch x := v.(type) {
 	case float64:
@@ -88,6 +86,12 @@ func (c *checker) check(v any, n *node) {
 		c.array(x, n)
 	case map[string]any:
 		c.object(x, n)
+	}
+	if s.Const != nil && !equalJSON(Clone(*s.Const), v) {
+		c.add("must be equal to constant")
+	}
+	if s.Enum != nil && !containsValue(s.Enum, v) {
+		c.add("must be equal to one of the allowed values")
 	}
 	for _, m := range n.allOf {
 		c.check(v, m)
@@ -153,17 +157,17 @@ func (c *checker) conditional(v any, n *node) {
 
 func (c *checker) number(f float64, n *node) {
 	s := n.s
-	if s.Minimum != nil && f < *s.Minimum {
-		c.add("must be >= " + jsString(*s.Minimum))
-	}
-	if s.Maximum != nil && f > *s.Maximum {
-		c.add("must be <= " + jsString(*s.Maximum))
+	if s.ExclusiveMaximum != nil && f >= *s.ExclusiveMaximum {
+		c.add("must be < " + jsString(*s.ExclusiveMaximum))
 	}
 	if s.ExclusiveMinimum != nil && f <= *s.ExclusiveMinimum {
 		c.add("must be > " + jsString(*s.ExclusiveMinimum))
 	}
-	if s.ExclusiveMaximum != nil && f >= *s.ExclusiveMaximum {
-		c.add("must be < " + jsString(*s.ExclusiveMaximum))
+	if s.Maximum != nil && f > *s.Maximum {
+		c.add("must be <= " + jsString(*s.Maximum))
+	}
+	if s.Minimum != nil && f < *s.Minimum {
+		c.add("must be >= " + jsString(*s.Minimum))
 	}
 	if m := s.MultipleOf; m != nil && *m > 0 && !isMultiple(f, *m) {
 		c.add("must be multiple of " + jsString(*m))
@@ -182,11 +186,11 @@ func (c *checker) string(x string, n *node) {
 	s := n.s
 	if s.MinLength != nil || s.MaxLength != nil {
 		l := utf8.RuneCountInString(x)
-		if s.MinLength != nil && l < *s.MinLength {
-			c.add("must not have fewer than " + itoa(*s.MinLength) + " characters")
-		}
 		if s.MaxLength != nil && l > *s.MaxLength {
 			c.add("must not have more than " + itoa(*s.MaxLength) + " characters")
+		}
+		if s.MinLength != nil && l < *s.MinLength {
+			c.add("must not have fewer than " + itoa(*s.MinLength) + " characters")
 		}
 	}
 	if n.pattern != nil && !n.pattern.MatchString(x) {
@@ -196,15 +200,6 @@ func (c *checker) string(x string, n *node) {
 
 func (c *checker) array(a []any, n *node) {
 	s := n.s
-	if s.MinItems != nil && len(a) < *s.MinItems {
-		c.add("must not have fewer than " + itoa(*s.MinItems) + " items")
-	}
-	if s.MaxItems != nil && len(a) > *s.MaxItems {
-		c.add("must not have more than " + itoa(*s.MaxItems) + " items")
-	}
-	if s.UniqueItems && hasDuplicate(a) {
-		c.add("must not have duplicate items")
-	}
 	rest := 0
 	for i, p := range n.prefix {
 		if i >= len(a) {
@@ -218,27 +213,40 @@ func (c *checker) array(a []any, n *node) {
 			c.at(itoa(i), a[i], n.items)
 		}
 	}
+	if s.MaxItems != nil && len(a) > *s.MaxItems {
+		c.add("must not have more than " + itoa(*s.MaxItems) + " items")
+	}
+	if s.MinItems != nil && len(a) < *s.MinItems {
+		c.add("must not have fewer than " + itoa(*s.MinItems) + " items")
+	}
+	if s.UniqueItems && hasDuplicate(a) {
+		c.add("must not have duplicate items")
+	}
 	if s.Contains != nil {
-		cn, err := compileSchema(s.Contains)
-		if err == nil {
-			found := 0
-			for _, e := range a {
-				if cn.valid(e) {
-					found++
-				}
-			}
-			if want := 1; s.MinContains != nil {
-				want = *s.MinContains
-				if found < want {
-					c.add("must contain at least " + itoa(want) + " valid item(s)")
-				}
-			} else if found < want {
-				c.add("must contain at least 1 valid item(s)")
-			}
-			if s.MaxContains != nil && found > *s.MaxContains {
-				c.add("must contain at most " + itoa(*s.MaxContains) + " valid item(s)")
-			}
+		c.contains(a, s)
+	}
+}
+
+func (c *checker) contains(a []any, s *jsonschema.Schema) {
+	cn, err := compileSchema(s.Contains)
+	if err != nil {
+		return
+	}
+	found := 0
+	for _, e := range a {
+		if cn.valid(e) {
+			found++
 		}
+	}
+	want := 1
+	if s.MinContains != nil {
+		want = *s.MinContains
+	}
+	if found < want {
+		c.add("must contain at least " + itoa(want) + " valid item")
+	}
+	if s.MaxContains != nil && found > *s.MaxContains {
+		c.add("must contain at most " + itoa(*s.MaxContains) + " valid items")
 	}
 }
 
@@ -253,61 +261,91 @@ func (c *checker) object(obj map[string]any, n *node) {
 	if len(missing) > 0 {
 		c.add("must have required properties "+strings.Join(missing, ", "), missing[0])
 	}
-	for prop, deps := range s.DependentRequired {
-		if _, ok := obj[prop]; !ok {
-			continue
-		}
-		for _, d := range deps {
-			if _, ok := obj[d]; !ok {
-				c.add("must have property "+d+" when property "+prop+" is present", d)
-			}
-		}
-	}
-	if s.MinProperties != nil && len(obj) < *s.MinProperties {
-		c.add("must not have fewer than " + itoa(*s.MinProperties) + " properties")
-	}
-	if s.MaxProperties != nil && len(obj) > *s.MaxProperties {
-		c.add("must not have more than " + itoa(*s.MaxProperties) + " properties")
+	if c.hasBadExtra(obj, n) {
+		// Reported at the object, whether additionalProperties is false or
+		// a schema the extra property fails, as the reference does.
+		c.add("must not have additional properties")
 	}
 	for _, k := range n.keys {
 		if e, ok := obj[k]; ok {
 			c.at(k, e, n.props[k])
 		}
 	}
-	extra := false
-	for k, e := range obj {
-		if _, declared := n.props[k]; declared {
-			continue
-		}
-		matched := false
+	for _, k := range sortedKeys(obj) {
 		for re, p := range n.patterns {
 			if re.MatchString(k) {
-				matched = true
-				c.at(k, e, p)
+				c.at(k, obj[k], p)
 			}
 		}
-		if matched {
+	}
+	if s.MaxProperties != nil && len(obj) > *s.MaxProperties {
+		c.add("must not have more than " + itoa(*s.MaxProperties) + " properties")
+	}
+	if s.MinProperties != nil && len(obj) < *s.MinProperties {
+		c.add("must not have fewer than " + itoa(*s.MinProperties) + " properties")
+	}
+	for _, prop := range sortedKeys(s.DependentRequired) {
+		if _, ok := obj[prop]; !ok {
 			continue
 		}
-		switch {
-		case n.addlNo:
-			extra = true
-		case n.addl != nil:
-			c.at(k, e, n.addl)
+		var absent []string
+		for _, d := range s.DependentRequired[prop] {
+			if _, ok := obj[d]; !ok {
+				absent = append(absent, d)
+			}
 		}
-	}
-	if extra {
-		c.add("must not have additional properties")
+		if len(absent) > 0 {
+			c.add("must have properties " + strings.Join(absent, ", ") + " when property " + prop + " is present")
+		}
 	}
 	if s.PropertyNames != nil {
 		if pn, err := compileSchema(s.PropertyNames); err == nil {
-			for k := range obj {
+			var bad []string
+			for _, k := range sortedKeys(obj) {
 				if !pn.valid(k) {
-					c.add("property name must be valid", k)
+					bad = append(bad, k)
 				}
+			}
+			if len(bad) > 0 {
+				c.add("property names " + strings.Join(bad, ", ") + " are invalid")
 			}
 		}
 	}
+}
+
+// hasBadExtra reports an undeclared property (matching no pattern) that
+// additionalProperties refuses.
+func (c *checker) hasBadExtra(obj map[string]any, n *node) bool {
+	if !n.addlNo && n.addl == nil {
+		return false
+	}
+	for k, e := range obj {
+		if _, declared := n.props[k]; declared || matchesPattern(n, k) {
+			continue
+		}
+		if n.addlNo || !n.addl.valid(e) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchesPattern(n *node, k string) bool {
+	for re := range n.patterns {
+		if re.MatchString(k) {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func (c *checker) at(seg string, v any, n *node) {

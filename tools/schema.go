@@ -47,7 +47,94 @@ func SchemaFor[T any]() (*jsonschema.Schema, error) {
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return nil, fmt.Errorf("schema for %v: %w", t, err)
 	}
+	if ordered, err := json.Marshal(s); err == nil {
+		keepPropertyOrder(&out, inlineRootJSON(ordered))
+	}
 	return &out, nil
+}
+
+// inlineRootJSON returns the definition of the root type from invopop's
+// output (which keeps field order), for keepPropertyOrder.
+func inlineRootJSON(raw []byte) []byte {
+	var top struct {
+		Ref  string                     `json:"$ref"`
+		Defs map[string]json.RawMessage `json:"$defs"`
+	}
+	if json.Unmarshal(raw, &top) != nil {
+		return raw
+	}
+	if name, ok := strings.CutPrefix(top.Ref, "#/$defs/"); ok && top.Defs[name] != nil {
+		return top.Defs[name]
+	}
+	return raw
+}
+
+// keepPropertyOrder records, in every schema of s, the order its
+// properties have in raw (the schema's JSON text), which decoding into a
+// map loses. Properties are then checked, listed and sent in the order the
+// schema's author wrote them.
+func keepPropertyOrder(s *jsonschema.Schema, raw []byte) {
+	var node map[string]json.RawMessage
+	if s == nil || json.Unmarshal(raw, &node) != nil {
+		return
+	}
+	if props, ok := node["properties"]; ok {
+		s.PropertyOrder = objectKeys(props)
+		var each map[string]json.RawMessage
+		if json.Unmarshal(props, &each) == nil {
+			for k, sub := range s.Properties {
+				keepPropertyOrder(sub, each[k])
+			}
+		}
+	}
+	if items, ok := node["items"]; ok {
+		keepPropertyOrder(s.Items, items)
+	}
+	if addl, ok := node["additionalProperties"]; ok {
+		keepPropertyOrder(s.AdditionalProperties, addl)
+	}
+	for _, kw := range []string{"$defs", "definitions"} {
+		var defs map[string]json.RawMessage
+		if json.Unmarshal(node[kw], &defs) == nil {
+			target := s.Defs
+			if kw == "definitions" {
+				target = s.Definitions
+			}
+			for k, sub := range target {
+				keepPropertyOrder(sub, defs[k])
+			}
+		}
+	}
+	for kw, list := range map[string][]*jsonschema.Schema{"allOf": s.AllOf, "anyOf": s.AnyOf, "oneOf": s.OneOf, "prefixItems": s.PrefixItems} {
+		var raws []json.RawMessage
+		if json.Unmarshal(node[kw], &raws) == nil {
+			for i := range min(len(raws), len(list)) {
+				keepPropertyOrder(list[i], raws[i])
+			}
+		}
+	}
+}
+
+// objectKeys returns the keys of a JSON object in the order they appear.
+func objectKeys(raw json.RawMessage) []string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		k, _ := tok.(string)
+		keys = append(keys, k)
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return keys
+		}
+	}
+	return keys
 }
 
 // inlineRoot replaces a top-level {"$ref": "#/$defs/T"} by T's definition.

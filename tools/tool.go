@@ -120,6 +120,7 @@ func NewJSON(name, description string, schema json.RawMessage, fn Func[any]) (*T
 	if err := json.Unmarshal(schema, &s); err != nil {
 		return nil, fmt.Errorf("tool %q: schema: %w", name, err)
 	}
+	keepPropertyOrder(&s, schema)
 	return build(name, description, &s, fn)
 }
 

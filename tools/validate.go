@@ -7,12 +7,17 @@ import (
 	"strings"
 )
 
+// MaxListed is how many violations the error text lists, as in the
+// reference (TypeBox stops at eight); Violations keeps all of them.
+const MaxListed = 8
+
 // ValidationError reports arguments that do not fit a tool's schema. Its
 // Error text is what the model sees.
 type ValidationError struct {
 	// Tool is the name of the tool the call named.
 	Tool string
-	// Violations lists every violation found, by path.
+	// Violations lists every violation found, by path, in the order the
+	// reference reports them; the text shows the first MaxListed.
 	Violations []Violation
 	// Received is the argument value that was validated: after
 	// PrepareArguments, before coercion.
@@ -34,7 +39,10 @@ func (e *ValidationError) Error() string {
 		}
 		b.WriteByte('\n')
 	}
-	for _, v := range e.Violations {
+	for i, v := range e.Violations {
+		if i == MaxListed {
+			break
+		}
 		fmt.Fprintf(&b, "  - %s: %s\n", v.Path, v.Message)
 	}
 	b.WriteString("\nReceived arguments:\n")

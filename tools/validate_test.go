@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"sort"
 	"strings"
@@ -222,5 +223,58 @@ func TestTypeListDoesNotChangeMatchingValue(t *testing.T) {
 	got, err := tool.ValidateArguments(map[string]any{"v": 5.0})
 	if err != nil || !reflect.DeepEqual(got, map[string]any{"v": 5.0}) {
 		t.Fatalf("got %v, %v", got, err)
+	}
+}
+
+// TestReferenceListing pins down how the reference lists violations where
+// it differs from a plain walk: a type error does not hide enum, an extra
+// property that fails additionalProperties is reported at its object,
+// and the text lists at most eight lines.
+func TestReferenceListing(t *testing.T) {
+	tests := []struct {
+		schema string
+		args   map[string]any
+		want   []string
+	}{
+		{prop(`{"type":"integer","enum":[1,2],"minimum":5}`), map[string]any{"v": "q"},
+			[]string{"v: must be integer", "v: must be equal to one of the allowed values"}},
+		{prop(`{"type":"integer","enum":[1,2],"minimum":5}`), map[string]any{"v": 3.0},
+			[]string{"v: must be >= 5", "v: must be equal to one of the allowed values"}},
+		{prop(`{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":{"type":"integer"}}`),
+			map[string]any{"v": map[string]any{"a": "x", "b": "y"}}, []string{"v: must not have additional properties"}},
+		{prop(`{"type":"array","items":{"type":"integer"},"maxItems":1}`), map[string]any{"v": []any{"x", "y"}},
+			[]string{"v.0: must be integer", "v.1: must be integer", "v: must not have more than 1 items"}},
+		{prop(`{"type":"object","dependentRequired":{"a":["b"]},"propertyNames":{"pattern":"^a"}}`), map[string]any{"v": map[string]any{"a": 1.0}},
+			[]string{"v: must have properties b when property a is present"}},
+	}
+	for _, tc := range tests {
+		_, err := jsonTool(t, tc.schema).ValidateArguments(tc.args)
+		ve, ok := err.(*ValidationError)
+		if !ok {
+			t.Fatalf("%s: %v", tc.schema, err)
+		}
+		var got []string
+		for _, v := range ve.Violations {
+			got = append(got, v.Path+": "+v.Message)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s\n got %q\nwant %q", tc.schema, got, tc.want)
+		}
+	}
+	// Twelve violations: all in Violations, eight in the text, in schema order.
+	props := []string{}
+	args := map[string]any{}
+	for i := range 12 {
+		props = append(props, fmt.Sprintf(`"p%02d":{"type":"integer"}`, 11-i))
+		args[fmt.Sprintf("p%02d", i)] = "x"
+	}
+	tool := jsonTool(t, `{"type":"object","properties":{`+strings.Join(props, ",")+`}}`)
+	_, err := tool.ValidateArguments(args)
+	ve := err.(*ValidationError)
+	if len(ve.Violations) != 12 || strings.Count(err.Error(), "\n  - ") != MaxListed {
+		t.Fatalf("%d violations, text:\n%v", len(ve.Violations), err)
+	}
+	if ve.Violations[0].Path != "p11" || !strings.HasPrefix(string(tool.Parameters()), `{"type":"object","properties":{"p11"`) {
+		t.Fatalf("schema order lost: first %s, parameters %s", ve.Violations[0].Path, tool.Parameters()[:40])
 	}
 }

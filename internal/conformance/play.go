@@ -211,7 +211,14 @@ func oldNewToEdits(args any) (any, error) {
 			out[k] = v
 		}
 	}
-	out["edits"] = []any{map[string]any{"oldText": m["oldText"], "newText": m["newText"]}}
+	// Like the reference's object literal: a missing newText stays missing.
+	edit := map[string]any{}
+	for _, k := range []string{"oldText", "newText"} {
+		if v, ok := m[k]; ok {
+			edit[k] = v
+		}
+	}
+	out["edits"] = []any{edit}
 	return out, nil
 }
 
