@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"fmt"
+	"sort"
 	"sync"
 	"time"
 
@@ -49,14 +50,11 @@ func (r *run) runParallel(a providers.AssistantMessage, calls []*call) []*call {
 			break
 		}
 	}
-	finish := func(c *call) {
-		r.execute(a, c)
-		r.emitEnd(c)
-	}
 	if len(prepared) == 1 {
-		finish(prepared[0])
+		r.execute(a, prepared[0])
+		r.emitEnd(prepared[0])
 	} else if len(prepared) > 1 {
-		r.runTogether(prepared, finish)
+		r.runTogether(a, prepared)
 	}
 	for _, c := range calls[:seen] {
 		r.emitResult(c)
@@ -72,30 +70,57 @@ const startStagger = 500 * time.Microsecond
 // (bounded by MaxParallelTools). No body returns an error to the group: one
 // failing body must not cancel its siblings.
 //
-// Bodies start in call order, each when the previous one has finished or has
-// run for startStagger, whichever comes first. Bodies that wait on anything
-// (I/O, timers, other goroutines) therefore run together, a fraction of a
-// millisecond apart, and finish in the order their work takes; bodies that
-// return at once finish in call order, as they do in the reference, where a
-// body's synchronous part runs before the next body starts.
-func (r *run) runTogether(prepared []*call, finish func(*call)) {
+// Bodies start in call order, each when the previous one has returned or
+// has run for startStagger, whichever comes first, so bodies that wait on
+// anything (I/O, timers, other goroutines) run together, a fraction of a
+// millisecond apart. Each end event goes out when its body finishes, except
+// during the start phase: a body that returns before every body has started
+// has its end held until then, and those held ends go out in call order.
+// That is the reference's order, where every body runs its synchronous part
+// (its first updates, say) before any end is published. With
+// MaxParallelTools set, nothing is held.
+func (r *run) runTogether(a providers.AssistantMessage, prepared []*call) {
 	var g errgroup.Group
-	if r.cfg.MaxParallelTools > 0 {
+	limited := r.cfg.MaxParallelTools > 0
+	if limited {
 		g.SetLimit(r.cfg.MaxParallelTools)
+	}
+	var endMu sync.Mutex
+	starting := !limited
+	var held []*call
+	endStart := func() {
+		endMu.Lock()
+		defer endMu.Unlock()
+		starting = false
+		sort.Slice(held, func(i, j int) bool { return held[i].index < held[j].index })
+		for _, c := range held {
+			r.emitEnd(c)
+		}
+		held = nil
 	}
 	turn := make(chan struct{})
 	close(turn)
 	for i, c := range prepared {
-		mine, next := turn, newBaton()
+		mine, next := turn, &baton{ch: make(chan struct{})}
+		if i == len(prepared)-1 {
+			next.then = endStart // every body has started
+		}
 		body := func() {
 			<-mine
 			stop := time.AfterFunc(startStagger, next.pass)
-			finish(c)
+			r.execute(a, c)
 			stop.Stop()
+			endMu.Lock()
+			if starting {
+				held = append(held, c)
+			} else {
+				r.emitEnd(c)
+			}
+			endMu.Unlock()
 			next.pass()
 		}
 		turn = next.ch
-		if i == len(prepared)-1 && r.cfg.MaxParallelTools <= 0 {
+		if i == len(prepared)-1 && !limited {
 			body() // the last runs on this goroutine, which is idle otherwise
 			break
 		}
@@ -104,15 +129,21 @@ func (r *run) runTogether(prepared []*call, finish func(*call)) {
 	_ = g.Wait()
 }
 
-// baton lets the next body start, once.
+// baton lets the next body start, once, and then runs then (if set).
 type baton struct {
 	ch   chan struct{}
 	once sync.Once
+	then func()
 }
 
-func newBaton() *baton { return &baton{ch: make(chan struct{})} }
-
-func (b *baton) pass() { b.once.Do(func() { close(b.ch) }) }
+func (b *baton) pass() {
+	b.once.Do(func() {
+		close(b.ch)
+		if b.then != nil {
+			b.then()
+		}
+	})
+}
 
 // execute runs a prepared call's body and the after-call hook, leaving the
 // outcome in c.
