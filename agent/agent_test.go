@@ -483,3 +483,56 @@ type (
 	loopBefore = loop.BeforeToolCall
 	loopResult = loop.BeforeResult
 )
+
+// TestSettledParallelUpdateIgnored: a body that already ended publishes no
+// update, even while a sibling still runs (SPEC §5.2 #11).
+func TestSettledParallelUpdateIgnored(t *testing.T) {
+	var fastUpdate tools.UpdateFunc
+	fastDone := make(chan struct{})
+	slowMayEnd := make(chan struct{})
+	fast := tools.Must(tools.New("fast", "", func(_ context.Context, _ string, _ labelArgs, up tools.UpdateFunc) (tools.Result, error) {
+		fastUpdate = up
+		return tools.TextResult("fast"), nil
+	}))
+	slow := tools.Must(tools.New("slow", "", func(ctx context.Context, _ string, _ labelArgs, _ tools.UpdateFunc) (tools.Result, error) {
+		<-fastDone
+		fastUpdate(tools.TextResult("late, from a settled call"))
+		close(slowMayEnd)
+		return tools.TextResult("slow"), nil
+	}))
+	p := faux.New(faux.Reply(faux.Call("s", "slow", map[string]any{"label": "x"}), faux.Call("f", "fast", map[string]any{"label": "y"})), faux.Reply(faux.Text("ok")))
+	a := newAgent(p, slow, fast)
+	updates := 0
+	a.Subscribe(func(_ context.Context, e events.Event) {
+		switch e := e.(type) {
+		case events.ToolExecutionUpdate:
+			updates++
+		case events.ToolExecutionEnd:
+			if e.ToolCallID == "f" {
+				close(fastDone)
+			}
+		}
+	})
+	if err := a.Prompt(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	<-slowMayEnd
+	if updates != 0 {
+		t.Fatalf("%d updates from a settled call", updates)
+	}
+}
+
+// TestStreamOptionsReachProvider: request options (the session id, say)
+// reach the provider, and a change takes effect on the next run (SPEC §5.2
+// #23).
+func TestStreamOptionsReachProvider(t *testing.T) {
+	p := faux.New(faux.Reply(faux.Text("a")), faux.Reply(faux.Text("b")))
+	a := New(Options{Provider: p, Model: model, StreamOptions: providers.Options{SessionID: "session-abc", MaxTokens: 100}})
+	_ = a.Prompt(context.Background(), "hi")
+	a.SetStreamOptions(providers.Options{SessionID: "session-def"})
+	_ = a.Prompt(context.Background(), "hi")
+	reqs := p.Requests()
+	if reqs[0].Options.SessionID != "session-abc" || reqs[0].Options.MaxTokens != 100 || reqs[1].Options.SessionID != "session-def" {
+		t.Fatalf("options %+v / %+v", reqs[0].Options, reqs[1].Options)
+	}
+}

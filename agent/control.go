@@ -123,6 +123,14 @@ func (a *Agent) SetTools(ts ...*tools.Tool) {
 	a.mu.Unlock()
 }
 
+// SetStreamOptions sets the request options (max tokens, temperature,
+// session id, ...) used from the next run on.
+func (a *Agent) SetStreamOptions(o providers.Options) {
+	a.mu.Lock()
+	a.opts.StreamOptions = o
+	a.mu.Unlock()
+}
+
 // SetQueueModes sets the steering and follow-up queue modes.
 func (a *Agent) SetQueueModes(steering, followUp QueueMode) {
 	a.mu.Lock()
