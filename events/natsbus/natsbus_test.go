@@ -143,6 +143,25 @@ func sameTranscript(t *testing.T, got, want []providers.Message) {
 	}
 }
 
+// subscribeAll follows the run's events from the start until the test ends.
+func subscribeAll(t *testing.T, js jetstream.JetStream, run string) (*collector, *natsbus.Subscription) {
+	t.Helper()
+	col := newCollector(1)
+	sub, err := natsbus.Subscribe(context.Background(), js, run, 1, col.handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sub.Stop)
+	return col, sub
+}
+
+// prompt starts a run in the background.
+func prompt(a *agent.Agent) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- a.Prompt(context.Background(), "go") }()
+	return done
+}
+
 type labelArgs struct {
 	Label string `json:"label"`
 }
@@ -198,15 +217,8 @@ func TestWorkerConsumerController(t *testing.T) {
 	}
 	defer stop()
 
-	col := newCollector(1)
-	sub, err := natsbus.Subscribe(context.Background(), srv.connect(t), run, 1, col.handle)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Stop()
-
-	done := make(chan error)
-	go func() { done <- a.Prompt(context.Background(), "go") }()
+	col, sub := subscribeAll(t, srv.connect(t), run)
+	done := prompt(a)
 	<-started
 	if err := natsbus.Send(context.Background(), srv.connect(t), run, natsbus.Command{Type: natsbus.CommandSteer, Text: "also this"}); err != nil {
 		t.Fatal(err)
@@ -243,8 +255,7 @@ func TestAbortOverNATS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	done := make(chan error)
-	go func() { done <- a.Prompt(context.Background(), "go") }()
+	done := prompt(a)
 	<-started
 	if err := natsbus.Send(context.Background(), srv.connect(t), run, natsbus.Command{Type: natsbus.CommandAbort}); err != nil {
 		t.Fatal(err)
@@ -265,14 +276,8 @@ func TestServerRestartMidRun(t *testing.T) {
 	run := "run-restart"
 	release, started := make(chan struct{}), make(chan struct{})
 	a, pub := worker(t, srv.connect(t), run, release, started)
-	col := newCollector(1)
-	sub, err := natsbus.Subscribe(context.Background(), srv.connect(t), run, 1, col.handle)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Stop()
-	done := make(chan error)
-	go func() { done <- a.Prompt(context.Background(), "go") }()
+	col, _ := subscribeAll(t, srv.connect(t), run)
+	done := prompt(a)
 	<-started
 	srv.stop()
 	go func() {
