@@ -64,7 +64,7 @@ func (r *run) runParallel(a providers.AssistantMessage, calls []*call) []*call {
 
 // startStagger is how long a body may run before the next one starts;
 // see runTogether.
-const startStagger = 500 * time.Microsecond
+const startStagger = 2 * time.Millisecond
 
 // runTogether runs the prepared calls' bodies at once under an errgroup
 // (bounded by MaxParallelTools). No body returns an error to the group: one
