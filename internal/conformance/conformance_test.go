@@ -19,8 +19,13 @@ func TestConformance(t *testing.T) {
 	dir := os.Getenv("CONFORMANCE_DIR")
 	if dir == "" {
 		dir = "testdata"
+	} else {
+		dir = resolve(dir)
 	}
 	out := os.Getenv("CONFORMANCE_OUT")
+	if out != "" {
+		out = resolve(out)
+	}
 	if out != "" {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			t.Fatal(err)
@@ -69,6 +74,32 @@ func TestConformance(t *testing.T) {
 				t.Fatalf("%s: trace differs from the reference at %s", s.About, diff)
 			}
 		})
+	}
+}
+
+// resolve finds a relative path given by the environment: go test runs in
+// the package folder, but people (and scripts) name paths from the
+// module's root, so a path that does not exist here is taken from there.
+func resolve(path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, path)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return path
+		}
+		dir = parent
 	}
 }
 
