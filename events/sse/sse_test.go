@@ -136,10 +136,14 @@ func TestGapWhenBufferOverflowed(t *testing.T) {
 func TestSlowClientNeverBlocksPublisher(t *testing.T) {
 	b := New(64)
 	b.WriteTimeout = 200 * time.Millisecond
-	srv := httptest.NewServer(b)
+	returned := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b.ServeHTTP(w, r)
+		close(returned)
+	}))
 	defer srv.Close()
 	c := connect(t, context.Background(), srv.URL, "")
-	defer c.resp.Body.Close() // before the server closes: its handler is stuck writing
+	defer c.resp.Body.Close() // before the server closes
 	big := strings.Repeat("x", 4096)
 	done := make(chan struct{})
 	go func() {
@@ -155,6 +159,12 @@ func TestSlowClientNeverBlocksPublisher(t *testing.T) {
 	}
 	if b.LastID() != 5000 {
 		t.Fatalf("last id %d", b.LastID())
+	}
+	// The stuck client is dropped once a write has waited WriteTimeout.
+	select {
+	case <-returned:
+	case <-time.After(30 * time.Second): // wide margin over 200 ms
+		t.Fatal("a client that stopped reading was never dropped")
 	}
 }
 
