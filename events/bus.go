@@ -108,7 +108,9 @@ func (b *Bus) Channel(size int) (<-chan Event, func()) {
 }
 
 // Publish delivers e to every subscriber, in subscription order, and
-// returns when all of them have it. It is a [Sink].
+// returns when all of them have it. It is a [Sink]. A handler must not
+// publish on the same bus: publishing is one event at a time, so it would
+// wait for itself.
 func (b *Bus) Publish(ctx context.Context, e Event) {
 	b.publish.Lock()
 	defer b.publish.Unlock()
