@@ -187,7 +187,7 @@ func (u *updates) settle() {
 
 // runBody runs the tool body with panic recovery and the tool's timeout.
 func (r *run) runBody(c *call) (tools.Result, error) {
-	var u updates
+	u := &c.updates
 	defer u.settle()
 	update := func(p tools.Result) {
 		u.mu.Lock()

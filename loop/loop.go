@@ -89,6 +89,7 @@ type run struct {
 	byName      map[string]*tools.Tool
 	specs       []providers.ToolSpec
 	newMessages []providers.Message
+	stream      streamed // the response being consumed
 }
 
 func newRun(ctx context.Context, c Context, cfg Config, emit events.Sink) (*run, error) {

@@ -48,6 +48,7 @@ type call struct {
 	isError bool
 	msg     providers.ToolResultMessage // the result message, once published
 	boxed   providers.Message           // msg, boxed once
+	updates updates                     // the body's progress, until it returns
 }
 
 // errorResult is the result of a call the loop refused or whose body

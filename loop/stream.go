@@ -58,13 +58,13 @@ func (r *run) streamAssistant() (providers.AssistantMessage, error) {
 	if err != nil {
 		return providers.AssistantMessage{}, fmt.Errorf("loop: provider: %w", err)
 	}
-	started, partial, final, fault := r.consume(seq)
-	a := r.finalMessage(final, partial)
-	if final == nil && fault != nil {
-		a.ErrorMessage = "provider failed: " + fault.Error()
+	st := r.consume(seq)
+	a := r.finalMessage(st.final, st.partial)
+	if st.final == nil && st.fault != nil {
+		a.ErrorMessage = "provider failed: " + st.fault.Error()
 	}
 	var boxed providers.Message = a
-	if !started {
+	if !st.started {
 		r.emit(events.MessageStart{Message: boxed})
 	}
 	r.append(boxed)
@@ -72,37 +72,50 @@ func (r *run) streamAssistant() (providers.AssistantMessage, error) {
 	return a, nil
 }
 
+// streamed is what consume saw of one response.
+type streamed struct {
+	started bool
+	partial *providers.AssistantMessage // the last snapshot
+	final   *providers.AssistantMessage // from done or error
+	fault   error                       // the provider panicked
+}
+
 // consume reads the provider's events, publishing the start and updates,
 // until the final message. A provider that panics while streaming is a
 // failed response (fault), not a crashed run; a panic after the final
-// message is ignored.
-func (r *run) consume(seq iter.Seq[providers.StreamEvent]) (started bool, partial, final *providers.AssistantMessage, fault error) {
-	defer func() {
-		if p := recover(); p != nil && final == nil {
-			fault = fmt.Errorf("panic: %v", p)
+// message is ignored. The state lives in the run, so the iterator's
+// closure allocates nothing per response.
+func (r *run) consume(seq iter.Seq[providers.StreamEvent]) streamed {
+	st := &r.stream
+	*st = streamed{}
+	func() {
+		defer func() {
+			if p := recover(); p != nil && st.final == nil {
+				st.fault = fmt.Errorf("panic: %v", p)
+			}
+		}()
+		for ev := range seq {
+			switch ev.Type {
+			case providers.StreamStart:
+				if st.started || ev.Message == nil {
+					continue
+				}
+				st.started, st.partial = true, ev.Message
+				r.emit(events.MessageStart{Message: *ev.Message})
+			case providers.StreamDone, providers.StreamError:
+				st.final = ev.Message
+			default:
+				if st.started && ev.Message != nil {
+					st.partial = ev.Message
+					r.emit(events.MessageUpdate{Stream: ev})
+				}
+			}
+			if st.final != nil {
+				break
+			}
 		}
 	}()
-	for ev := range seq {
-		switch ev.Type {
-		case providers.StreamStart:
-			if started || ev.Message == nil {
-				continue
-			}
-			started, partial = true, ev.Message
-			r.emit(events.MessageStart{Message: *ev.Message})
-		case providers.StreamDone, providers.StreamError:
-			final = ev.Message
-		default:
-			if started && ev.Message != nil {
-				partial = ev.Message
-				r.emit(events.MessageUpdate{Stream: ev})
-			}
-		}
-		if final != nil {
-			break
-		}
-	}
-	return started, partial, final, nil
+	return *st
 }
 
 // finalMessage normalizes the message a stream ended with. A stream that

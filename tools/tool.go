@@ -102,13 +102,19 @@ func New[T any](name, description string, fn Func[T]) (*Tool, error) {
 		if err != nil {
 			return Result{}, err
 		}
-		return fn(ctx, id, in, update)
+		return fn(ctx, id, *in, update)
 	}
 	t, err := build(name, description, schema, body)
 	if err != nil {
 		return nil, err
 	}
-	t.bind = func(args any) (any, error) { return decode[T](dec, args) }
+	t.bind = func(args any) (any, error) {
+		in, err := decode[T](dec, args)
+		if err != nil {
+			return nil, err
+		}
+		return in, nil
+	}
 	return t, nil
 }
 
@@ -174,8 +180,8 @@ func (t *Tool) DisplayLabel() string {
 }
 
 // Bind converts validated arguments into the value the body receives: for a
-// tool built with [New], the decoded T (as an any); for other tools, the
-// arguments themselves. Execute accepts either form. The loop binds during
+// tool built with [New], a *T holding the decoded arguments; for other
+// tools, the arguments themselves. Execute accepts either form. The loop binds during
 // preflight, so a value that cannot be decoded is refused before any body
 // runs.
 func (t *Tool) Bind(args any) (any, error) {
@@ -194,14 +200,18 @@ func (t *Tool) Execute(ctx context.Context, id string, args any, update UpdateFu
 	return t.body(ctx, id, args, update)
 }
 
-// decode moves validated arguments into a T.
-func decode[T any](d *decoder, args any) (T, error) {
-	var in T
-	if v, ok := args.(T); ok {
+// decode moves validated arguments into a new T. A *T that Bind made, or
+// a T, passes through.
+func decode[T any](d *decoder, args any) (*T, error) {
+	switch v := args.(type) {
+	case *T:
 		return v, nil
+	case T:
+		return &v, nil
 	}
-	if err := d.decodeValue(reflect.ValueOf(&in).Elem(), args, d.root); err != nil {
-		return in, fmt.Errorf("decoding arguments: %w", err)
+	in := new(T)
+	if err := d.decodeValue(reflect.ValueOf(in).Elem(), args, d.root); err != nil {
+		return nil, fmt.Errorf("decoding arguments: %w", err)
 	}
 	return in, nil
 }
