@@ -140,18 +140,6 @@ func (b *Builder) Fail(reason StopReason, errorMessage string, usage Usage) Stre
 // Snapshot returns the message as it stands, still pending.
 func (b *Builder) Snapshot() *AssistantMessage { return b.snapshot(StopReasonPending) }
 
-// OpenToolCalls returns the content indexes of the tool calls still open,
-// in order.
-func (b *Builder) OpenToolCalls() []int {
-	var out []int
-	for i, bl := range b.blocks {
-		if bl.kind == StreamToolCallStart && !bl.done {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
 func (b *Builder) openText(kind StreamEventType) StreamEvent {
 	b.closeTextBlock()
 	b.blocks = append(b.blocks, &block{kind: kind})
