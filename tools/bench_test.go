@@ -25,8 +25,9 @@ func BenchmarkValidateArguments(b *testing.B) {
 }
 
 // BenchmarkGoogleValidate is google/jsonschema-go's Validate alone on the
-// already coerced value: the part of BenchmarkValidateArguments that is the
-// final judge's.
+// already coerced value: what each call would cost on top of clone and
+// coercion if google judged it (it does for schemas the checker does not
+// decide).
 func BenchmarkGoogleValidate(b *testing.B) {
 	tool := Must(NewJSON("read", "read", json.RawMessage(benchSchema), noop))
 	v := map[string]any{"path": "src/file1.go", "line": 42.0, "mode": "r"}
@@ -38,8 +39,8 @@ func BenchmarkGoogleValidate(b *testing.B) {
 	}
 }
 
-// BenchmarkCoerceAndCheck is our part: clone, coerce and our own violation
-// walk (which decides nothing on its own).
+// BenchmarkCoerceAndCheck is clone, coercion and the compiled checker's
+// verdict: BenchmarkValidateArguments without the Tool around it.
 func BenchmarkCoerceAndCheck(b *testing.B) {
 	tool := Must(NewJSON("read", "read", json.RawMessage(benchSchema), noop))
 	args := map[string]any{"path": "src/file1.go", "line": "42", "mode": "r"}

@@ -2,13 +2,10 @@ package tools
 
 import (
 	"math"
-	"math/big"
 	"reflect"
 	"sort"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // A Violation is one way a value fails its schema.
@@ -105,7 +102,7 @@ func (c *checker) check(v any, n *node) {
 	if n.not != nil && n.not.valid(v) {
 		c.add("must not be valid")
 	}
-	if s.If != nil && !c.done() {
+	if n.cond != nil && !c.done() {
 		c.conditional(v, n)
 	}
 }
@@ -138,21 +135,11 @@ func (c *checker) union(v any, members []*node, exactlyOne bool) {
 }
 
 func (c *checker) conditional(v any, n *node) {
-	// Conditionals are rare in tool schemas; compile them on demand.
-	cond, err := compileSchema(n.s.If)
-	if err != nil {
-		return
+	branch := n.els
+	if n.cond.valid(v) {
+		branch = n.then
 	}
-	branch := n.s.Else
-	if cond.valid(v) {
-		branch = n.s.Then
-	}
-	if branch == nil {
-		return
-	}
-	if b, err := compileSchema(branch); err == nil {
-		c.check(v, b)
-	}
+	c.check(v, branch)
 }
 
 func (c *checker) number(f float64, n *node) {
@@ -169,17 +156,17 @@ func (c *checker) number(f float64, n *node) {
 	if s.Minimum != nil && f < *s.Minimum {
 		c.add("must be >= " + jsString(*s.Minimum))
 	}
-	if m := s.MultipleOf; m != nil && *m > 0 && !isMultiple(f, *m) {
+	if m := s.MultipleOf; m != nil && !isMultiple(f, *m) {
 		c.add("must be multiple of " + jsString(*m))
 	}
 }
 
+// isMultiple decides multipleOf as google/jsonschema-go does: the quotient
+// in float64 must have no fractional part (so 0.0075 is a multiple of
+// 0.0001, and nothing is a multiple of 0).
 func isMultiple(f, m float64) bool {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return false
-	}
-	q := new(big.Rat).Quo(new(big.Rat).SetFloat64(f), new(big.Rat).SetFloat64(m))
-	return q.IsInt()
+	_, frac := math.Modf(f / m)
+	return frac == 0
 }
 
 func (c *checker) string(x string, n *node) {
@@ -205,12 +192,12 @@ func (c *checker) array(a []any, n *node) {
 		if i >= len(a) {
 			break
 		}
-		c.at(itoa(i), a[i], p)
+		c.atIndex(i, a[i], p)
 		rest = i + 1
 	}
 	if n.items != nil {
 		for i := rest; i < len(a) && !c.done(); i++ {
-			c.at(itoa(i), a[i], n.items)
+			c.atIndex(i, a[i], n.items)
 		}
 	}
 	if s.MaxItems != nil && len(a) > *s.MaxItems {
@@ -222,19 +209,16 @@ func (c *checker) array(a []any, n *node) {
 	if s.UniqueItems && hasDuplicate(a) {
 		c.add("must not have duplicate items")
 	}
-	if s.Contains != nil {
-		c.contains(a, s)
+	if n.contains != nil {
+		c.contains(a, n)
 	}
 }
 
-func (c *checker) contains(a []any, s *jsonschema.Schema) {
-	cn, err := compileSchema(s.Contains)
-	if err != nil {
-		return
-	}
+func (c *checker) contains(a []any, n *node) {
+	s := n.s
 	found := 0
 	for _, e := range a {
-		if cn.valid(e) {
+		if n.contains.valid(e) {
 			found++
 		}
 	}
@@ -271,10 +255,12 @@ func (c *checker) object(obj map[string]any, n *node) {
 			c.at(k, e, n.props[k])
 		}
 	}
-	for _, k := range sortedKeys(obj) {
-		for re, p := range n.patterns {
-			if re.MatchString(k) {
-				c.at(k, obj[k], p)
+	if len(n.patterns) > 0 {
+		for _, k := range sortedKeys(obj) {
+			for re, p := range n.patterns {
+				if re.MatchString(k) {
+					c.at(k, obj[k], p)
+				}
 			}
 		}
 	}
@@ -298,17 +284,15 @@ func (c *checker) object(obj map[string]any, n *node) {
 			c.add("must have properties " + strings.Join(absent, ", ") + " when property " + prop + " is present")
 		}
 	}
-	if s.PropertyNames != nil {
-		if pn, err := compileSchema(s.PropertyNames); err == nil {
-			var bad []string
-			for _, k := range sortedKeys(obj) {
-				if !pn.valid(k) {
-					bad = append(bad, k)
-				}
+	if n.names != nil {
+		var bad []string
+		for _, k := range sortedKeys(obj) {
+			if !n.names.valid(k) {
+				bad = append(bad, k)
 			}
-			if len(bad) > 0 {
-				c.add("property names " + strings.Join(bad, ", ") + " are invalid")
-			}
+		}
+		if len(bad) > 0 {
+			c.add("property names " + strings.Join(bad, ", ") + " are invalid")
 		}
 	}
 }
@@ -348,10 +332,25 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// at checks v, found at seg below the current path, against n. A plain
+// validity test keeps no path.
 func (c *checker) at(seg string, v any, n *node) {
+	if c.first {
+		c.check(v, n)
+		return
+	}
 	c.path = append(c.path, seg)
 	c.check(v, n)
 	c.path = c.path[:len(c.path)-1]
+}
+
+// atIndex is at for an array element.
+func (c *checker) atIndex(i int, v any, n *node) {
+	if c.first {
+		c.check(v, n)
+		return
+	}
+	c.at(itoa(i), v, n)
 }
 
 func containsValue(list []any, v any) bool {

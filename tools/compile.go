@@ -28,6 +28,11 @@ type node struct {
 	anyOf    []*node
 	oneOf    []*node
 	not      *node
+	cond     *node // if
+	then     *node
+	els      *node
+	contains *node
+	names    *node // propertyNames
 	pattern  *regexp.Regexp
 	patterns map[*regexp.Regexp]*node
 }
@@ -118,8 +123,13 @@ func (c *compiler) compile(s *jsonschema.Schema) (*node, error) {
 	if n.oneOf, err = c.list(s.OneOf); err != nil {
 		return nil, err
 	}
-	if n.not, err = c.compile(s.Not); err != nil {
-		return nil, err
+	for _, sub := range []struct {
+		dst **node
+		src *jsonschema.Schema
+	}{{&n.not, s.Not}, {&n.cond, s.If}, {&n.then, s.Then}, {&n.els, s.Else}, {&n.contains, s.Contains}, {&n.names, s.PropertyNames}} {
+		if *sub.dst, err = c.compile(sub.src); err != nil {
+			return nil, err
+		}
 	}
 	if s.Pattern != "" {
 		if n.pattern, err = regexp.Compile(s.Pattern); err != nil {
@@ -203,8 +213,42 @@ func (c *compiler) lookup(ref string) (*jsonschema.Schema, error) {
 	return s, nil
 }
 
+// sameValue returns the subschemas that apply to the very value n applies
+// to ($ref, allOf, anyOf, oneOf, not, if/then/else); some may be nil.
+func (n *node) sameValue() []*node {
+	return append(slices.Concat(n.allOf, n.anyOf, n.oneOf), n.ref, n.not, n.cond, n.then, n.els)
+}
+
+// below returns the subschemas that apply to parts of the value: items,
+// properties, and property names; some may be nil.
+func (n *node) below() []*node {
+	kids := append(slices.Clone(n.prefix), n.items, n.addl, n.contains, n.names)
+	for _, k := range n.keys {
+		kids = append(kids, n.props[k])
+	}
+	for _, p := range n.patterns {
+		kids = append(kids, p)
+	}
+	return kids
+}
+
+// reachable returns every node reachable from root, root first.
+func reachable(root *node) []*node {
+	seen := map[*node]bool{root: true}
+	out := []*node{root}
+	for i := 0; i < len(out); i++ {
+		for _, k := range append(out[i].sameValue(), out[i].below()...) {
+			if k != nil && !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
 // hasLoop reports whether some schema reaches itself through edges that
-// apply to the same value ($ref, allOf, anyOf, oneOf, not).
+// apply to the same value.
 func hasLoop(root *node) bool {
 	const (
 		unseen = iota
@@ -213,7 +257,6 @@ func hasLoop(root *node) bool {
 	)
 	state := map[*node]int{}
 	var visit func(n *node) bool
-	var all func(n *node) bool
 	visit = func(n *node) bool {
 		switch state[n] {
 		case active:
@@ -222,46 +265,20 @@ func hasLoop(root *node) bool {
 			return false
 		}
 		state[n] = active
-		same := slices.Concat(n.allOf, n.anyOf, n.oneOf)
-		if n.ref != nil {
-			same = append(same, n.ref)
-		}
-		if n.not != nil {
-			same = append(same, n.not)
-		}
-		for _, m := range same {
-			if visit(m) {
+		for _, m := range n.sameValue() {
+			if m != nil && visit(m) {
 				return true
 			}
 		}
 		state[n] = done
 		return false
 	}
-	seen := map[*node]bool{}
-	all = func(n *node) bool {
-		if n == nil || seen[n] {
-			return false
-		}
-		seen[n] = true
+	for _, n := range reachable(root) {
 		if visit(n) {
 			return true
 		}
-		kids := slices.Concat(n.allOf, n.anyOf, n.oneOf, n.prefix)
-		kids = append(kids, n.ref, n.not, n.items, n.addl)
-		for _, k := range n.keys {
-			kids = append(kids, n.props[k])
-		}
-		for _, p := range n.patterns {
-			kids = append(kids, p)
-		}
-		for _, k := range kids {
-			if all(k) {
-				return true
-			}
-		}
-		return false
 	}
-	return all(root)
+	return false
 }
 
 func isFalse(s *jsonschema.Schema) bool {
@@ -279,4 +296,26 @@ func orderedKeys(s *jsonschema.Schema) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// decides reports whether the compiled checker alone may decide validity
+// for this schema: true when every schema reachable from root uses only
+// keywords the checker implements with google/jsonschema-go's semantics.
+// Anything else (dynamic references, anchors, nested $id, unevaluated*,
+// dependentSchemas, draft-07 array items and dependencies) is judged by
+// google/jsonschema-go on every call.
+func decides(root *node) bool {
+	for _, n := range reachable(root) {
+		s := n.s
+		switch {
+		case s.DynamicRef != "", s.DynamicAnchor != "", s.Anchor != "",
+			s.ID != "" && n != root,
+			s.Schema != "" && s.Schema != "https://json-schema.org/draft/2020-12/schema",
+			s.UnevaluatedItems != nil, s.UnevaluatedProperties != nil,
+			len(s.DependentSchemas) > 0, len(s.DependencySchemas) > 0, len(s.DependencyStrings) > 0,
+			s.AdditionalItems != nil, len(s.ItemsArray) > 0:
+			return false
+		}
+	}
+	return true
 }

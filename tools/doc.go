@@ -21,6 +21,12 @@
 //	  "count": "abc"
 //	}
 //
-// google/jsonschema-go is the final judge of valid or not; the listing of
-// every violation by instance path is built on top of it.
+// Schemas are resolved once, when the tool is built, into a compiled
+// checker that coerces, decides and lists every violation by instance path.
+// Its verdict is google/jsonschema-go's: tests run it against google's on
+// every case of the official JSON Schema test suite (draft 2020-12) it
+// decides and on fuzzed arguments. A schema that uses a keyword the
+// checker does not implement (dynamic references, anchors, nested $id,
+// unevaluatedProperties/Items, dependentSchemas) is judged by
+// google/jsonschema-go on every call instead.
 package tools

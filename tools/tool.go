@@ -84,6 +84,7 @@ type Tool struct {
 	params   json.RawMessage
 	resolved *jsonschema.Resolved
 	root     *node
+	decides  bool // root.valid is the verdict; see Tool.valid
 	body     Func[any]
 	bind     func(args any) (any, error)
 }
@@ -159,7 +160,7 @@ func build(name, description string, s *jsonschema.Schema, fn Func[any]) (*Tool,
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: schema: %w", name, err)
 	}
-	return &Tool{Name: name, Description: description, params: params, resolved: resolved, root: root, body: fn}, nil
+	return &Tool{Name: name, Description: description, params: params, resolved: resolved, root: root, decides: decides(root), body: fn}, nil
 }
 
 // Parameters returns the JSON Schema of the arguments, as providers send it:
