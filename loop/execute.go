@@ -3,11 +3,8 @@ package loop
 import (
 	"context"
 	"fmt"
-	"sort"
 	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/providers"
@@ -60,89 +57,6 @@ func (r *run) runParallel(a providers.AssistantMessage, calls []*call) []*call {
 		r.emitResult(c)
 	}
 	return calls[:seen]
-}
-
-// startStagger is how long a body may run before the next one starts;
-// see runTogether.
-const startStagger = 2 * time.Millisecond
-
-// runTogether runs the prepared calls' bodies at once under an errgroup
-// (bounded by MaxParallelTools). No body returns an error to the group: one
-// failing body must not cancel its siblings.
-//
-// Bodies start in call order, each when the previous one has returned or
-// has run for startStagger, whichever comes first, so bodies that wait on
-// anything (I/O, timers, other goroutines) run together, a fraction of a
-// millisecond apart. Each end event goes out when its body finishes, except
-// during the start phase: a body that returns before every body has started
-// has its end held until then, and those held ends go out in call order.
-// That is the reference's order, where every body runs its synchronous part
-// (its first updates, say) before any end is published. With
-// MaxParallelTools set, nothing is held.
-func (r *run) runTogether(a providers.AssistantMessage, prepared []*call) {
-	var g errgroup.Group
-	limited := r.cfg.MaxParallelTools > 0
-	if limited {
-		g.SetLimit(r.cfg.MaxParallelTools)
-	}
-	var endMu sync.Mutex
-	starting := !limited
-	var held []*call
-	endStart := func() {
-		endMu.Lock()
-		defer endMu.Unlock()
-		starting = false
-		sort.Slice(held, func(i, j int) bool { return held[i].index < held[j].index })
-		for _, c := range held {
-			r.emitEnd(c)
-		}
-		held = nil
-	}
-	turn := make(chan struct{})
-	close(turn)
-	for i, c := range prepared {
-		mine, next := turn, &baton{ch: make(chan struct{})}
-		if i == len(prepared)-1 {
-			next.then = endStart // every body has started
-		}
-		body := func() {
-			<-mine
-			stop := time.AfterFunc(startStagger, next.pass)
-			r.execute(a, c)
-			stop.Stop()
-			endMu.Lock()
-			if starting {
-				held = append(held, c)
-			} else {
-				r.emitEnd(c)
-			}
-			endMu.Unlock()
-			next.pass()
-		}
-		turn = next.ch
-		if i == len(prepared)-1 && !limited {
-			body() // the last runs on this goroutine, which is idle otherwise
-			break
-		}
-		g.Go(func() error { body(); return nil })
-	}
-	_ = g.Wait()
-}
-
-// baton lets the next body start, once, and then runs then (if set).
-type baton struct {
-	ch   chan struct{}
-	once sync.Once
-	then func()
-}
-
-func (b *baton) pass() {
-	b.once.Do(func() {
-		close(b.ch)
-		if b.then != nil {
-			b.then()
-		}
-	})
 }
 
 // execute runs a prepared call's body and the after-call hook, leaving the

@@ -1,0 +1,159 @@
+package loop
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/agentloop/agentloop/providers"
+)
+
+// startStagger is how long a body may run before the next one starts;
+// see runTogether.
+const startStagger = 2 * time.Millisecond
+
+// runTogether runs the prepared calls' bodies together under an errgroup.
+// No body returns an error to the group: one failing body must not cancel
+// its siblings.
+//
+// Bodies start in call order, each when the previous one has returned or
+// has run for startStagger, whichever comes first. Bodies that wait on
+// anything (I/O, timers, other goroutines) therefore run together, started
+// a fraction of a millisecond apart, while bodies that return at once run
+// one after another on the goroutine already running, with no hand-off
+// between goroutines: a body that outlives startStagger keeps its
+// goroutine, and the group takes the bodies after it on a new one.
+//
+// Each end event goes out when its body finishes, except during the start
+// phase: a body that returns before every body has started has its end
+// held until then, and the held ends go out in call order. That is the
+// reference's order, where every body runs its synchronous part (its first
+// updates, say) before any end is published.
+//
+// With MaxParallelTools set, every body has a goroutine of the group's,
+// at most that many at once, and nothing is held.
+func (r *run) runTogether(a providers.AssistantMessage, prepared []*call) {
+	b := batch{r: r, a: a, calls: prepared, starting: true}
+	if r.cfg.MaxParallelTools > 0 {
+		b.g.SetLimit(r.cfg.MaxParallelTools)
+		b.starting = false
+		for _, c := range prepared {
+			b.g.Go(func() error {
+				r.execute(a, c)
+				b.finish(c)
+				return nil
+			})
+		}
+	} else {
+		b.drive(0)
+	}
+	_ = b.g.Wait()
+}
+
+// batch is one message's prepared calls running together.
+type batch struct {
+	r     *run
+	a     providers.AssistantMessage
+	calls []*call
+	g     errgroup.Group
+
+	mu       sync.Mutex
+	starting bool    // not every body has started yet: ends are held
+	held     []*call // ends held during the start phase
+}
+
+// finish publishes c's end, or holds it during the start phase.
+func (b *batch) finish(c *call) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.starting {
+		b.held = append(b.held, c)
+		return
+	}
+	b.r.emitEnd(c)
+}
+
+// allStarted ends the start phase: the held ends go out in call order.
+func (b *batch) allStarted() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.starting = false
+	sort.Slice(b.held, func(i, j int) bool { return b.held[i].index < b.held[j].index })
+	for _, c := range b.held {
+		b.r.emitEnd(c)
+	}
+	b.held = nil
+}
+
+// The states of the body a driver is running.
+const (
+	bodyRunning  = iota
+	bodyReturned // returned within startStagger: the driver goes on
+	bodyOutlived // ran past startStagger: the next bodies went elsewhere
+)
+
+// driver starts bodies one after another on one goroutine; see drive.
+type driver struct {
+	b     *batch
+	timer *time.Timer
+
+	mu    sync.Mutex
+	cur   int // index of the body running
+	state int
+}
+
+// drive runs the bodies from i on, one after another on this goroutine,
+// until one outlives startStagger: the group takes the bodies after it,
+// and this goroutine only finishes the one it is running.
+func (b *batch) drive(i int) {
+	d := &driver{b: b}
+	for ; i < len(b.calls); i++ {
+		d.mu.Lock()
+		d.cur, d.state = i, bodyRunning
+		d.mu.Unlock()
+		if d.timer == nil {
+			d.timer = time.AfterFunc(startStagger, d.outlived)
+		} else {
+			d.timer.Reset(startStagger)
+		}
+		c := b.calls[i]
+		b.r.execute(b.a, c)
+		d.timer.Stop()
+		d.mu.Lock()
+		goOn := d.state == bodyRunning
+		if goOn {
+			d.state = bodyReturned
+		}
+		d.mu.Unlock()
+		b.finish(c)
+		if !goOn {
+			return
+		}
+		if i == len(b.calls)-1 {
+			b.allStarted()
+		}
+	}
+}
+
+// outlived runs when the current body has run for startStagger: the next
+// bodies start on a new goroutine of the group. It holds d.mu while
+// handing over, so the driver, which takes d.mu once its body returns,
+// cannot leave before the group counts the new goroutine. A timer that
+// fires late, once the next body is current, starts the bodies after
+// that one early; that only brings their start forward.
+func (d *driver) outlived() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.state != bodyRunning {
+		return
+	}
+	d.state = bodyOutlived
+	next := d.cur + 1
+	if next == len(d.b.calls) {
+		d.b.allStarted()
+		return
+	}
+	d.b.g.Go(func() error { d.b.drive(next); return nil })
+}
