@@ -174,9 +174,9 @@ func (r *run) loop() error {
 			}
 			results := []providers.ToolResultMessage{}
 			continueTools = false
-			if calls := a.ToolCalls(); len(calls) > 0 {
+			if a.HasToolCalls() {
 				var terminate bool
-				results, terminate = r.executeToolCalls(a, calls)
+				results, terminate = r.executeToolCalls(a)
 				continueTools = !terminate
 			}
 			r.emit(events.TurnEnd{Message: a, ToolResults: results})

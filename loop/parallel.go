@@ -35,7 +35,7 @@ const startStagger = 2 * time.Millisecond
 // With MaxParallelTools set, every body has a goroutine of the group's,
 // at most that many at once, and nothing is held.
 func (r *run) runTogether(a providers.AssistantMessage, prepared []*call) {
-	b := batch{r: r, a: a, calls: prepared, starting: true}
+	b := batch{r: r, a: a, calls: prepared, starting: true, held: make([]*call, 0, len(prepared))}
 	if r.cfg.MaxParallelTools > 0 {
 		b.g.SetLimit(r.cfg.MaxParallelTools)
 		b.starting = false
@@ -84,7 +84,7 @@ func (b *batch) allStarted() {
 	for _, c := range b.held {
 		b.r.emitEnd(c)
 	}
-	b.held = nil
+	b.held = b.held[:0]
 }
 
 // The states of the body a driver is running.

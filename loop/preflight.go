@@ -46,9 +46,9 @@ type call struct {
 	// The outcome, once known.
 	result  tools.Result
 	isError bool
-	msg     providers.ToolResultMessage // the result message, once published
-	boxed   providers.Message           // msg, boxed once
-	updates updates                     // the body's progress, until it returns
+	msg     *providers.ToolResultMessage // where the result message goes
+	boxed   providers.Message            // *msg, boxed once
+	updates updates                      // the body's progress, until it returns
 }
 
 // errorResult is the result of a call the loop refused or whose body
@@ -135,12 +135,23 @@ func recoverTo(err *error) {
 // executeToolCalls runs one assistant message's tool calls and returns
 // their result messages in call order, and whether the batch asks the run
 // to stop.
-func (r *run) executeToolCalls(a providers.AssistantMessage, tcs []providers.ToolCall) ([]providers.ToolResultMessage, bool) {
-	slab := make([]call, len(tcs))
-	calls := make([]*call, len(tcs))
-	for i, tc := range tcs {
-		slab[i] = call{index: i, tc: tc}
-		calls[i] = &slab[i]
+func (r *run) executeToolCalls(a providers.AssistantMessage) ([]providers.ToolResultMessage, bool) {
+	n := 0
+	for _, b := range a.Content {
+		if _, ok := b.(providers.ToolCall); ok {
+			n++
+		}
+	}
+	// One allocation each for the calls, their pointers and their results.
+	slab := make([]call, 0, n)
+	calls := make([]*call, n)
+	results := make([]providers.ToolResultMessage, n)
+	for _, b := range a.Content {
+		if tc, ok := b.(providers.ToolCall); ok {
+			i := len(slab)
+			slab = append(slab, call{index: i, tc: tc, msg: &results[i]})
+			calls[i] = &slab[i]
+		}
 	}
 	var done []*call
 	switch {
@@ -151,14 +162,12 @@ func (r *run) executeToolCalls(a providers.AssistantMessage, tcs []providers.Too
 	default:
 		done = r.runParallel(a, calls)
 	}
-	results := make([]providers.ToolResultMessage, len(done))
 	terminate := len(done) > 0
-	for i, c := range done {
-		results[i] = c.msg
+	for _, c := range done {
 		r.append(c.boxed)
 		terminate = terminate && c.result.Terminate
 	}
-	return results, terminate && a.StopReason != providers.StopReasonLength
+	return results[:len(done)], terminate && a.StopReason != providers.StopReasonLength
 }
 
 // sequential reports whether the batch must run one call at a time.
@@ -200,9 +209,9 @@ func (r *run) emitResult(c *call) {
 	if content == nil {
 		content = []providers.Content{}
 	}
-	c.msg = providers.ToolResultMessage{ToolCallID: c.tc.ID, ToolName: c.tc.Name, Content: content,
+	*c.msg = providers.ToolResultMessage{ToolCallID: c.tc.ID, ToolName: c.tc.Name, Content: content,
 		Details: c.result.Details, Usage: c.result.Usage, IsError: c.isError, Timestamp: providers.Now()}
-	c.boxed = c.msg
+	c.boxed = *c.msg
 	r.emit(events.MessageStart{Message: c.boxed})
 	r.emit(events.MessageEnd{Message: c.boxed})
 }

@@ -102,7 +102,16 @@ func (m ToolResultMessage) Text() string { return TextOf(m.Content) }
 
 // ToolCalls returns the tool-call blocks of the message, in order.
 func (m AssistantMessage) ToolCalls() []ToolCall {
-	var calls []ToolCall
+	n := 0
+	for _, c := range m.Content {
+		if _, ok := c.(ToolCall); ok {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	calls := make([]ToolCall, 0, n)
 	for _, c := range m.Content {
 		if tc, ok := c.(ToolCall); ok {
 			calls = append(calls, tc)

@@ -25,6 +25,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -79,8 +80,8 @@ func toolTurn(turn, calls int) iter.Seq[providers.StreamEvent] {
 		if k%2 == 1 {
 			line = "42"
 		}
-		content = append(content, providers.ToolCall{ID: fmt.Sprintf("t%d_%d", turn, k), Name: names[k%4],
-			Arguments: map[string]any{"path": fmt.Sprintf("src/file%d.go", k), "line": line, "mode": "r"}})
+		content = append(content, providers.ToolCall{ID: "t" + strconv.Itoa(turn) + "_" + strconv.Itoa(k), Name: names[k%4],
+			Arguments: map[string]any{"path": "src/file" + strconv.Itoa(k) + ".go", "line": line, "mode": "r"}})
 	}
 	return message(content, providers.StopReasonToolUse)
 }
