@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"iter"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -139,5 +140,37 @@ func TestIsolation(t *testing.T) {
 	d2["k"] = 1
 	if _, shared := d3["k"]; shared {
 		t.Fatal("two error results share one details object")
+	}
+}
+
+// TestIsolationTyped: a typed body's map and interface fields are its own,
+// even though preflight shares what coercion left alone with the call.
+func TestIsolationTyped(t *testing.T) {
+	type nested struct {
+		Meta map[string]any `json:"meta"`
+		Any  any            `json:"any"`
+		List []any          `json:"list"`
+	}
+	typed := tools.Must(tools.New("typed", "", func(_ context.Context, _ string, a nested, _ tools.UpdateFunc) (tools.Result, error) {
+		a.Meta["k"] = "MUTATED"
+		a.Any.(map[string]any)["k"] = "MUTATED"
+		a.List[0].(map[string]any)["k"] = "MUTATED"
+		return tools.TextResult("ok"), nil
+	}))
+	args := func() map[string]any {
+		return map[string]any{"meta": map[string]any{"k": "v"}, "any": map[string]any{"k": "v"}, "list": []any{map[string]any{"k": "v"}}}
+	}
+	p := faux.New(faux.Reply(faux.Call("c1", "typed", args())), faux.Reply())
+	msgs, rec := runLoop(t, context.Background(), p, []*tools.Tool{typed}, Config{})
+	if r := msgs[2].(providers.ToolResultMessage); r.IsError {
+		t.Fatalf("call failed: %s", r.Text())
+	}
+	if got := msgs[1].(providers.AssistantMessage).ToolCalls()[0].Arguments; !reflect.DeepEqual(got, args()) {
+		t.Fatalf("transcript arguments changed: %v", got)
+	}
+	for _, e := range rec.all() {
+		if s, ok := e.(events.ToolExecutionStart); ok && !reflect.DeepEqual(s.Args, args()) {
+			t.Fatalf("event arguments changed: %v", s.Args)
+		}
 	}
 }

@@ -1,33 +1,50 @@
 package tools
 
-import "math"
+import (
+	"maps"
+	"math"
+	"slices"
+)
 
 // coerce converts v toward the schema n, following the reference's rules
 // for plain JSON Schemas: allOf coerces through each member; anyOf and
-// oneOf take the first member whose coercion of a copy validates; a type
-// (or type list) converts primitives; objects and arrays are walked. Unlike
-// the reference, $ref is followed. v must be a normalized clone: maps and
-// slices are changed in place.
-func coerce(v any, n *node) any {
+// oneOf take the first member whose coercion validates; a type (or type
+// list) converts primitives; objects and arrays are walked. Unlike the
+// reference, $ref is followed. v must be normalized (see Clone).
+//
+// coerce never changes v: a map or slice with an element to change is
+// copied, shallowly, and the copy changed, so a value that needs nothing
+// costs nothing and the result shares what did not change with v. It
+// reports whether the result differs from v.
+func coerce(v any, n *node) (any, bool) {
 	if n == nil {
-		return v
+		return v, false
 	}
+	changed := false
 	if n.ref != nil {
-		v = coerce(v, n.ref)
+		if c, ok := coerce(v, n.ref); ok {
+			v, changed = c, true
+		}
 	}
 	for _, m := range n.allOf {
-		v = coerce(v, m)
+		if c, ok := coerce(v, m); ok {
+			v, changed = c, true
+		}
 	}
 	if len(n.anyOf) > 0 {
-		v = coerceUnion(v, n.anyOf)
+		if c, ok := coerceUnion(v, n.anyOf); ok {
+			v, changed = c, true
+		}
 	}
 	if len(n.oneOf) > 0 {
-		v = coerceUnion(v, n.oneOf)
+		if c, ok := coerceUnion(v, n.oneOf); ok {
+			v, changed = c, true
+		}
 	}
 	if len(n.types) > 0 && !(len(n.types) > 1 && matchesAny(v, n.types)) {
 		for _, t := range n.types {
-			if c, changed := coercePrimitive(v, t); changed {
-				v = c
+			if c, ok := coercePrimitive(v, t); ok {
+				v, changed = c, true
 				break
 			}
 		}
@@ -35,53 +52,85 @@ func coerce(v any, n *node) any {
 	switch x := v.(type) {
 	case map[string]any:
 		if hasTypeName(n.types, "object") {
-			coerceObject(x, n)
+			if c, ok := coerceObject(x, n); ok {
+				v, changed = c, true
+			}
 		}
 	case []any:
 		if hasTypeName(n.types, "array") {
-			coerceArray(x, n)
+			if c, ok := coerceArray(x, n); ok {
+				v, changed = c, true
+			}
 		}
 	}
-	return v
+	return v, changed
 }
 
-func coerceUnion(v any, members []*node) any {
+func coerceUnion(v any, members []*node) (any, bool) {
 	for _, m := range members {
-		c := coerce(Clone(v), m)
-		if m.valid(c) {
-			return c
+		if c, ok := coerce(v, m); m.valid(c) {
+			return c, ok
 		}
 	}
-	return v
+	return v, false
 }
 
-func coerceObject(obj map[string]any, n *node) {
+func coerceObject(obj map[string]any, n *node) (any, bool) {
+	var out map[string]any // a copy of obj, from the first change on
+	set := func(k string, c any) {
+		if out == nil {
+			out = maps.Clone(obj)
+		}
+		out[k] = c
+	}
 	for k, p := range n.props {
 		if e, ok := obj[k]; ok {
-			obj[k] = coerce(e, p)
+			if c, ok := coerce(e, p); ok {
+				set(k, c)
+			}
 		}
 	}
 	if n.addl != nil {
 		for k, e := range obj {
 			if _, declared := n.props[k]; !declared {
-				obj[k] = coerce(e, n.addl)
+				if c, ok := coerce(e, n.addl); ok {
+					set(k, c)
+				}
 			}
 		}
 	}
+	if out == nil {
+		return obj, false
+	}
+	return out, true
 }
 
-func coerceArray(arr []any, n *node) {
-	if len(n.prefix) > 0 {
+func coerceArray(arr []any, n *node) (any, bool) {
+	var out []any // a copy of arr, from the first change on
+	set := func(i int, c any) {
+		if out == nil {
+			out = slices.Clone(arr)
+		}
+		out[i] = c
+	}
+	switch {
+	case len(n.prefix) > 0:
 		for i := range min(len(arr), len(n.prefix)) {
-			arr[i] = coerce(arr[i], n.prefix[i])
+			if c, ok := coerce(arr[i], n.prefix[i]); ok {
+				set(i, c)
+			}
 		}
-		return
-	}
-	if n.items != nil {
-		for i := range arr {
-			arr[i] = coerce(arr[i], n.items)
+	case n.items != nil:
+		for i, e := range arr {
+			if c, ok := coerce(e, n.items); ok {
+				set(i, c)
+			}
 		}
 	}
+	if out == nil {
+		return arr, false
+	}
+	return out, true
 }
 
 // coercePrimitive converts v to the primitive type t when the reference's

@@ -96,7 +96,7 @@ func (d *decoder) decodeValue(rv reflect.Value, v any, p *plan) error {
 		if t.NumMethod() != 0 {
 			return viaJSON(rv, v)
 		}
-		rv.Set(reflect.ValueOf(v))
+		rv.Set(reflect.ValueOf(Clone(v))) // the body's own copy
 		return nil
 	case reflect.Pointer:
 		if rv.IsNil() {

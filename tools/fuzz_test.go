@@ -48,7 +48,7 @@ func FuzzValidate(f *testing.F) {
 		if !ok {
 			return
 		}
-		v = coerce(v, tool.root)
+		v, _ = coerce(v, tool.root)
 		google := tool.resolved.Validate(v)
 		if ours := tool.root.valid(v); ours != (google == nil) {
 			t.Fatalf("%s coerced to %v: checker says valid=%v, google says %v", raw, v, ours, google)

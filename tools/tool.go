@@ -182,12 +182,13 @@ func (t *Tool) DisplayLabel() string {
 
 // Bind converts validated arguments into the value the body receives: for a
 // tool built with [New], a *T holding the decoded arguments; for other
-// tools, the arguments themselves. Execute accepts either form. The loop binds during
-// preflight, so a value that cannot be decoded is refused before any body
-// runs.
+// tools, a deep copy of the arguments. Either way the body's value shares
+// nothing with the call in the transcript. Execute accepts either form.
+// The loop binds during preflight, so a value that cannot be decoded is
+// refused before any body runs.
 func (t *Tool) Bind(args any) (any, error) {
 	if t.bind == nil {
-		return args, nil
+		return Clone(args), nil
 	}
 	return t.bind(args)
 }

@@ -55,19 +55,32 @@ func (e *ValidationError) Error() string {
 func (e *ValidationError) Unwrap() error { return e.Cause }
 
 // ValidateArguments checks a call's arguments against the tool's schema and
-// returns the value the body should receive. It never changes args: it
-// works on a deep copy, coerces that copy toward the schema (numbers from
-// numeric strings, booleans from "true"/"false", and the other rules of the
-// reference), and validates the result. Invalid arguments give a
+// returns the value the body should receive. It never changes args:
+// coercion (numbers from numeric strings, booleans from "true"/"false",
+// and the other rules of the reference) makes new values, and the result
+// is a deep copy that shares nothing with args. Invalid arguments give a
 // [*ValidationError] naming every violation. PrepareArguments is not
 // applied here; see [Tool.Prepare].
 func (t *Tool) ValidateArguments(args any) (any, error) {
-	v, ok := cloneDepth(args, MaxDepth)
-	if !ok {
-		return nil, &ValidationError{Tool: t.Name, Received: args, Violations: []Violation{
-			{Path: "root", Message: "must not nest objects and arrays more than " + itoa(MaxDepth) + " levels deep"}}}
+	v, err := t.validate(args)
+	if err != nil {
+		return nil, err
 	}
-	v = coerce(v, t.root)
+	return Clone(v), nil
+}
+
+// validate coerces args toward the schema and decides. The result shares
+// with args whatever coercion did not change.
+func (t *Tool) validate(args any) (any, error) {
+	v := args
+	if !isNormal(args, MaxDepth) {
+		var ok bool
+		if v, ok = cloneDepth(args, MaxDepth); !ok {
+			return nil, &ValidationError{Tool: t.Name, Received: args, Violations: []Violation{
+				{Path: "root", Message: "must not nest objects and arrays more than " + itoa(MaxDepth) + " levels deep"}}}
+		}
+	}
+	v, _ = coerce(v, t.root)
 	if t.valid(v) {
 		return v, nil
 	}
@@ -87,8 +100,14 @@ func (t *Tool) valid(v any) bool {
 }
 
 // Prepare runs the whole argument pipeline for one call: a deep copy of the
-// raw arguments through PrepareArguments (when set), then
-// ValidateArguments. A panicking shim is reported as an error.
+// raw arguments through PrepareArguments (when set), then coercion and
+// validation as in [Tool.ValidateArguments]. A panicking shim is reported
+// as an error.
+//
+// Unlike ValidateArguments, Prepare copies nothing it does not have to:
+// the result may share maps and slices with raw (only what coercion
+// changed is new). Treat it as read-only; [Tool.Bind] gives the body a
+// value of its own.
 func (t *Tool) Prepare(raw map[string]any) (args any, err error) {
 	var in any = raw
 	if t.PrepareArguments != nil {
@@ -101,7 +120,7 @@ func (t *Tool) Prepare(raw map[string]any) (args any, err error) {
 			return nil, err
 		}
 	}
-	return t.ValidateArguments(in)
+	return t.validate(in)
 }
 
 func indentJSON(v any) string {

@@ -278,3 +278,42 @@ func TestReferenceListing(t *testing.T) {
 		t.Fatalf("schema order lost: first %s, parameters %s", ve.Violations[0].Path, tool.Parameters()[:40])
 	}
 }
+
+// TestPrepareSharesOnlyWhatItDidNotChange: Prepare never changes its input;
+// what coercion changed is new, the rest is shared; ValidateArguments
+// shares nothing.
+func TestPrepareSharesOnlyWhatItDidNotChange(t *testing.T) {
+	tool := Must(NewJSON("t", "", json.RawMessage(`{"type":"object","properties":{
+		"n":{"type":"object","properties":{"i":{"type":"integer"}}},
+		"s":{"type":"object","properties":{"x":{"type":"string"}}}}}`), noop))
+	raw := map[string]any{"n": map[string]any{"i": "7"}, "s": map[string]any{"x": "y"}}
+	before := Clone(raw)
+	got, err := tool.Prepare(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(raw, before) {
+		t.Fatalf("input changed: %v", raw)
+	}
+	out := got.(map[string]any)
+	if out["n"].(map[string]any)["i"] != 7.0 {
+		t.Fatalf("not coerced: %v", out)
+	}
+	same := func(a, b any) bool { return reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer() }
+	if same(out, raw) || same(out["n"], raw["n"]) {
+		t.Fatal("a changed map is shared with the input")
+	}
+	if !same(out["s"], raw["s"]) {
+		t.Fatal("an unchanged map was copied")
+	}
+	if unchanged, _ := tool.Prepare(map[string]any{"s": raw["s"]}); !same(unchanged.(map[string]any)["s"], raw["s"]) {
+		t.Fatal("arguments that need nothing were copied")
+	}
+	deep, err := tool.ValidateArguments(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same(deep.(map[string]any)["s"], raw["s"]) {
+		t.Fatal("ValidateArguments shares a map with its input")
+	}
+}

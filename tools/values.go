@@ -82,6 +82,37 @@ func cloneDepth(v any, budget int) (any, bool) {
 	return c, true
 }
 
+// isNormal reports whether v is already what Clone would make of it (maps,
+// slices, strings, float64s, booleans and nil only), nesting at most
+// budget levels deep.
+func isNormal(v any, budget int) bool {
+	switch x := v.(type) {
+	case nil, string, bool, float64:
+		return true
+	case map[string]any:
+		if budget == 0 {
+			return false
+		}
+		for _, e := range x {
+			if !isNormal(e, budget-1) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		if budget == 0 {
+			return false
+		}
+		for _, e := range x {
+			if !isNormal(e, budget-1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
 func isSlice(v any) bool { _, ok := v.([]any); return ok }
 
 func cloneViaJSON(v any) any {
