@@ -94,14 +94,18 @@ const (
 	bodyOutlived // ran past startStagger: the next bodies went elsewhere
 )
 
-// driver starts bodies one after another on one goroutine; see drive.
+// driver starts bodies one after another on one goroutine; see drive. One
+// timer watches all the bodies it runs: bodies that return at once cost a
+// clock reading each, not a timer.
 type driver struct {
 	b     *batch
 	timer *time.Timer
 
 	mu    sync.Mutex
-	cur   int // index of the body running
+	cur   int       // index of the body running, or of the last one
+	since time.Time // when it started
 	state int
+	done  bool // the driver has left; the timer must not fire again
 }
 
 // drive runs the bodies from i on, one after another on this goroutine,
@@ -109,18 +113,16 @@ type driver struct {
 // and this goroutine only finishes the one it is running.
 func (b *batch) drive(i int) {
 	d := &driver{b: b}
+	defer d.leave()
 	for ; i < len(b.calls); i++ {
 		d.mu.Lock()
-		d.cur, d.state = i, bodyRunning
+		d.cur, d.state, d.since = i, bodyRunning, time.Now()
 		d.mu.Unlock()
 		if d.timer == nil {
-			d.timer = time.AfterFunc(startStagger, d.outlived)
-		} else {
-			d.timer.Reset(startStagger)
+			d.timer = time.AfterFunc(startStagger, d.watch)
 		}
 		c := b.calls[i]
 		b.r.execute(b.a, c)
-		d.timer.Stop()
 		d.mu.Lock()
 		goOn := d.state == bodyRunning
 		if goOn {
@@ -137,16 +139,32 @@ func (b *batch) drive(i int) {
 	}
 }
 
-// outlived runs when the current body has run for startStagger: the next
-// bodies start on a new goroutine of the group. It holds d.mu while
+func (d *driver) leave() {
+	d.mu.Lock()
+	d.done = true
+	d.mu.Unlock()
+	if d.timer != nil {
+		d.timer.Stop()
+	}
+}
+
+// watch runs when the timer fires. If the current body has run for
+// startStagger, the next bodies start on a new goroutine of the group;
+// otherwise the timer is set for when it will have. It holds d.mu while
 // handing over, so the driver, which takes d.mu once its body returns,
-// cannot leave before the group counts the new goroutine. A timer that
-// fires late, once the next body is current, starts the bodies after
-// that one early; that only brings their start forward.
-func (d *driver) outlived() {
+// cannot leave before the group counts the new goroutine.
+func (d *driver) watch() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.state != bodyRunning {
+	switch {
+	case d.done, d.state == bodyOutlived:
+		return
+	case d.state == bodyReturned: // between two bodies
+		d.timer.Reset(startStagger)
+		return
+	}
+	if ran := time.Since(d.since); ran < startStagger {
+		d.timer.Reset(startStagger - ran)
 		return
 	}
 	d.state = bodyOutlived

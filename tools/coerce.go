@@ -83,9 +83,9 @@ func coerceObject(obj map[string]any, n *node) (any, bool) {
 		}
 		out[k] = c
 	}
-	for k, p := range n.props {
+	for _, k := range n.keys {
 		if e, ok := obj[k]; ok {
-			if c, ok := coerce(e, p); ok {
+			if c, ok := coerce(e, n.props[k]); ok {
 				set(k, c)
 			}
 		}

@@ -26,6 +26,7 @@ type plan struct {
 	slow   bool // decode through encoding/json
 	elem   *plan
 	fields map[string]fieldPlan
+	list   []fieldPlan // fields, in declaration order
 }
 
 type fieldPlan struct {
@@ -72,7 +73,9 @@ func buildPlan(t reflect.Type, seen map[reflect.Type]*plan) *plan {
 			if name == "" {
 				name = f.Name
 			}
-			p.fields[name] = fieldPlan{index: i, name: name, plan: buildPlan(f.Type, seen)}
+			fp := fieldPlan{index: i, name: name, plan: buildPlan(f.Type, seen)}
+			p.fields[name] = fp
+			p.list = append(p.list, fp)
 		}
 	}
 	return p
@@ -182,12 +185,31 @@ func (d *decoder) decodeStruct(rv reflect.Value, v any, p *plan) error {
 	if !ok {
 		return typeError(v, p.t)
 	}
-	for k, e := range m {
-		f, ok := p.fields[k]
-		if !ok {
-			if f, ok = p.fold(k); !ok {
-				continue // unknown keys are ignored, as encoding/json does
+	exact := 0
+	for _, f := range p.list {
+		if e, ok := m[f.name]; ok {
+			exact++
+			if err := d.decodeValue(rv.Field(f.index), e, f.plan); err != nil {
+				return fmt.Errorf("%s: %w", f.name, err)
 			}
+		}
+	}
+	if exact == len(m) {
+		return nil
+	}
+	// Other keys match a field case-insensitively, as in encoding/json,
+	// unless the field's exact name is present too; unknown keys are
+	// ignored.
+	for k, e := range m {
+		if _, ok := p.fields[k]; ok {
+			continue
+		}
+		f, ok := p.fold(k)
+		if !ok {
+			continue
+		}
+		if _, ok := m[f.name]; ok {
+			continue
 		}
 		if err := d.decodeValue(rv.Field(f.index), e, f.plan); err != nil {
 			return fmt.Errorf("%s: %w", f.name, err)
