@@ -57,7 +57,6 @@ func (c *checker) check(v any, n *node) {
 	if n == nil || c.done() {
 		return
 	}
-	s := n.s
 	if n.ref != nil {
 		c.check(v, n.ref)
 	}
@@ -84,10 +83,10 @@ func (c *checker) check(v any, n *node) {
 	case map[string]any:
 		c.object(x, n)
 	}
-	if s.Const != nil && !equalJSON(Clone(*s.Const), v) {
+	if n.konst != nil && !containsValue(n.konst, v) {
 		c.add("must be equal to constant")
 	}
-	if s.Enum != nil && !containsValue(s.Enum, v) {
+	if n.enum != nil && !containsValue(n.enum, v) {
 		c.add("must be equal to one of the allowed values")
 	}
 	for _, m := range n.allOf {
@@ -355,14 +354,30 @@ func (c *checker) atIndex(i int, v any, n *node) {
 
 func containsValue(list []any, v any) bool {
 	for _, e := range list {
-		if equalJSON(Clone(e), v) {
+		if equalJSON(e, v) {
 			return true
 		}
 	}
 	return false
 }
 
-func equalJSON(a, b any) bool { return reflect.DeepEqual(a, b) }
+// equalJSON reports whether two normalized JSON values are equal.
+func equalJSON(a, b any) bool {
+	switch x := a.(type) {
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case float64:
+		y, ok := b.(float64)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case nil:
+		return b == nil
+	}
+	return reflect.DeepEqual(a, b)
+}
 
 func hasDuplicate(a []any) bool {
 	for i := range a {

@@ -35,6 +35,8 @@ type node struct {
 	names    *node // propertyNames
 	pattern  *regexp.Regexp
 	patterns map[*regexp.Regexp]*node
+	enum     []any // enum values, normalized as Clone does
+	konst    []any // the const value, normalized, when there is one
 }
 
 // errRefCycle reports a schema whose $ref (or allOf/anyOf/oneOf/not) chain
@@ -130,6 +132,15 @@ func (c *compiler) compile(s *jsonschema.Schema) (*node, error) {
 		if *sub.dst, err = c.compile(sub.src); err != nil {
 			return nil, err
 		}
+	}
+	if s.Enum != nil {
+		n.enum = make([]any, len(s.Enum))
+		for i, e := range s.Enum {
+			n.enum[i] = Clone(e)
+		}
+	}
+	if s.Const != nil {
+		n.konst = []any{Clone(*s.Const)}
 	}
 	if s.Pattern != "" {
 		if n.pattern, err = regexp.Compile(s.Pattern); err != nil {
