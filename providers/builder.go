@@ -239,11 +239,30 @@ func (b *Builder) event(t StreamEventType, index int, delta string) StreamEvent 
 // snapshot copies the message header and the block list (not the text the
 // blocks hold).
 func (b *Builder) snapshot(reason StopReason) *AssistantMessage {
-	m := b.header
+	var m *AssistantMessage
+	if n := len(b.blocks); n <= smallMessage {
+		// The usual message of a few blocks: header and block list in
+		// one allocation.
+		s := &smallSnapshot{msg: b.header}
+		m = &s.msg
+		m.Content = s.blocks[:n:n]
+	} else {
+		m = new(AssistantMessage)
+		*m = b.header
+		m.Content = make([]Content, n)
+	}
 	m.StopReason = reason
-	m.Content = make([]Content, len(b.blocks))
 	for i, bl := range b.blocks {
 		m.Content[i] = bl.current()
 	}
-	return &m
+	return m
+}
+
+// smallMessage is how many blocks a snapshot holds inline.
+const smallMessage = 4
+
+// smallSnapshot is a snapshot of up to smallMessage blocks.
+type smallSnapshot struct {
+	msg    AssistantMessage
+	blocks [smallMessage]Content
 }
