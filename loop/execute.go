@@ -33,7 +33,7 @@ func (r *run) runSequential(a providers.AssistantMessage, calls []*call) []*call
 // end event goes out as its body finishes; the result messages follow in
 // call order once all have finished.
 func (r *run) runParallel(a providers.AssistantMessage, calls []*call) []*call {
-	prepared := make([]*call, 0, len(calls))
+	prepared := r.spare(1)
 	seen := len(calls)
 	for i, c := range calls {
 		r.emitStart(c)

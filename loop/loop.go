@@ -90,6 +90,7 @@ type run struct {
 	specs       []providers.ToolSpec
 	newMessages []providers.Message
 	stream      streamed // the response being consumed
+	scratch     []*call  // the call lists of the batch running; see lists
 }
 
 func newRun(ctx context.Context, c Context, cfg Config, emit events.Sink) (*run, error) {

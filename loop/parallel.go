@@ -35,7 +35,7 @@ const startStagger = 2 * time.Millisecond
 // With MaxParallelTools set, every body has a goroutine of the group's,
 // at most that many at once, and nothing is held.
 func (r *run) runTogether(a providers.AssistantMessage, prepared []*call) {
-	b := batch{r: r, a: a, calls: prepared, starting: true, held: make([]*call, 0, len(prepared))}
+	b := batch{r: r, a: a, calls: prepared, starting: true, held: r.spare(2)}
 	if r.cfg.MaxParallelTools > 0 {
 		b.g.SetLimit(r.cfg.MaxParallelTools)
 		b.starting = false

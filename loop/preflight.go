@@ -142,10 +142,11 @@ func (r *run) executeToolCalls(a providers.AssistantMessage) ([]providers.ToolRe
 			n++
 		}
 	}
-	// One allocation each for the calls, their pointers and their results.
+	// One allocation each for the calls and their results; the lists of
+	// pointers reuse the run's scratch space.
 	slab := make([]call, 0, n)
-	calls := make([]*call, n)
 	results := make([]providers.ToolResultMessage, n)
+	calls := r.lists(n)
 	for _, b := range a.Content {
 		if tc, ok := b.(providers.ToolCall); ok {
 			i := len(slab)
@@ -168,6 +169,25 @@ func (r *run) executeToolCalls(a providers.AssistantMessage) ([]providers.ToolRe
 		terminate = terminate && c.result.Terminate
 	}
 	return results[:len(done)], terminate && a.StopReason != providers.StopReasonLength
+}
+
+// lists returns room for n call pointers, and makes room for two more
+// lists of n (prepared, held) in r.scratch, reused from batch to batch: a
+// batch is over, its bodies returned or abandoned, before the next begins,
+// and nothing keeps these lists.
+func (r *run) lists(n int) []*call {
+	if cap(r.scratch) < 3*n {
+		r.scratch = make([]*call, 3*n)
+	}
+	clear(r.scratch)
+	r.scratch = r.scratch[:3*n]
+	return r.scratch[:n:n]
+}
+
+// spare returns the k-th spare list (1 or 2) of the current batch, empty.
+func (r *run) spare(k int) []*call {
+	n := len(r.scratch) / 3
+	return r.scratch[k*n : k*n : (k+1)*n]
 }
 
 // sequential reports whether the batch must run one call at a time.
