@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sync"
 
 	"github.com/agentloop/agentloop/events"
@@ -45,7 +46,7 @@ func Run(ctx context.Context, prompts []providers.Message, c Context, cfg Config
 		return nil, err
 	}
 	r.c.Messages = append(c.Messages[:len(c.Messages):len(c.Messages)], prompts...)
-	r.newMessages = append(r.newMessages, prompts...)
+	r.newFrom = len(c.Messages)
 	return r.guard(func() error {
 		r.emit(events.AgentStart{})
 		r.emit(events.TurnStart{})
@@ -72,6 +73,7 @@ func Continue(ctx context.Context, c Context, cfg Config, emit events.Sink) ([]p
 		return nil, err
 	}
 	r.c.Messages = c.Messages[:len(c.Messages):len(c.Messages)]
+	r.newFrom = len(c.Messages)
 	return r.guard(func() error {
 		r.emit(events.AgentStart{})
 		r.emit(events.TurnStart{})
@@ -88,7 +90,12 @@ type run struct {
 	c           Context
 	byName      map[string]*tools.Tool
 	specs       []providers.ToolSpec
-	newMessages []providers.Message
+	// The run's new messages are r.c.Messages[newFrom:], until
+	// PrepareNextTurn replaces the context; from then on they are kept
+	// apart, in detached.
+	newFrom  int
+	detached []providers.Message
+	apart    bool
 	stream      streamed // the response being consumed
 	scratch     []*call  // the call lists of the batch running; see lists
 }
@@ -132,18 +139,29 @@ func (r *run) emit(e events.Event) {
 func (r *run) guard(body func() error) (msgs []providers.Message, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			msgs, err = r.newMessages, fmt.Errorf("loop: panic: %v\n%s", p, debug.Stack())
+			msgs, err = r.newMessages(), fmt.Errorf("loop: panic: %v\n%s", p, debug.Stack())
 		}
 	}()
 	if err := body(); err != nil {
-		return r.newMessages, err
+		return r.newMessages(), err
 	}
-	return r.newMessages, nil
+	return r.newMessages(), nil
 }
 
 func (r *run) append(m providers.Message) {
 	r.c.Messages = append(r.c.Messages, m)
-	r.newMessages = append(r.newMessages, m)
+	if r.apart {
+		r.detached = append(r.detached, m)
+	}
+}
+
+// newMessages returns the messages the run has added so far, as a slice
+// with no room to append into.
+func (r *run) newMessages() []providers.Message {
+	if r.apart {
+		return r.detached[:len(r.detached):len(r.detached)]
+	}
+	return r.c.Messages[r.newFrom:len(r.c.Messages):len(r.c.Messages)]
 }
 
 // loop is the main loop of SPEC §2.3: turns while there are tool results or
@@ -170,7 +188,7 @@ func (r *run) loop() error {
 			}
 			if a.StopReason == providers.StopReasonError || a.StopReason == providers.StopReasonAborted {
 				r.emit(events.TurnEnd{Message: a, ToolResults: []providers.ToolResultMessage{}})
-				r.emit(events.AgentEnd{Messages: r.newMessages})
+				r.emit(events.AgentEnd{Messages: r.newMessages()})
 				return nil
 			}
 			results := []providers.ToolResultMessage{}
@@ -181,12 +199,12 @@ func (r *run) loop() error {
 				continueTools = !terminate
 			}
 			r.emit(events.TurnEnd{Message: a, ToolResults: results})
-			turn := Turn{Message: a, ToolResults: results, Context: r.c, NewMessages: r.newMessages}
+			turn := Turn{Message: a, ToolResults: results, Context: r.c, NewMessages: r.newMessages()}
 			if err := r.prepareNextTurn(turn); err != nil {
 				return err
 			}
 			if r.cfg.ShouldStopAfterTurn != nil && r.cfg.ShouldStopAfterTurn(r.ctx, turn) {
-				r.emit(events.AgentEnd{Messages: r.newMessages})
+				r.emit(events.AgentEnd{Messages: r.newMessages()})
 				return nil
 			}
 			pending = r.poll(r.cfg.SteeringMessages)
@@ -195,7 +213,7 @@ func (r *run) loop() error {
 			break
 		}
 	}
-	r.emit(events.AgentEnd{Messages: r.newMessages})
+	r.emit(events.AgentEnd{Messages: r.newMessages()})
 	return nil
 }
 
@@ -217,6 +235,9 @@ func (r *run) prepareNextTurn(turn Turn) error {
 	if u.Context != nil {
 		c := *u.Context
 		c.Messages = c.Messages[:len(c.Messages):len(c.Messages)]
+		if !r.apart {
+			r.detached, r.apart = slices.Clone(r.newMessages()), true
+		}
 		r.setContext(c)
 	}
 	if u.Model != nil {

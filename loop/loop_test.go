@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -538,5 +540,34 @@ func TestInstantBodiesEndInCallOrder(t *testing.T) {
 				t.Fatalf("end %d is %s", i, e.ToolCallID)
 			}
 		}
+	}
+}
+
+// TestNewMessagesSurviveAReplacedContext: when PrepareNextTurn swaps in a
+// shorter transcript, the run still reports every message it added, in
+// order, in its result, in agent_end and in each Turn.
+func TestNewMessagesSurviveAReplacedContext(t *testing.T) {
+	p := faux.New(faux.Reply(faux.Call("a", "echo", map[string]any{"label": "x"})), faux.Reply(faux.Call("b", "echo", map[string]any{"label": "y"})), faux.Reply())
+	var seen []int
+	cfg := Config{PrepareNextTurn: func(_ context.Context, turn Turn) (TurnUpdate, error) {
+		seen = append(seen, len(turn.NewMessages))
+		c := turn.Context
+		c.Messages = c.Messages[len(c.Messages)-1:] // keep only the last message
+		return TurnUpdate{Context: &c}, nil
+	}}
+	msgs, rec := runLoop(t, context.Background(), p, []*tools.Tool{echoTool(t, "echo", nil)}, cfg)
+	// user, assistant a, result a, assistant b, result b, final assistant
+	if len(msgs) != 6 || msgs[0].Role() != providers.RoleUser || msgs[5].Role() != providers.RoleAssistant {
+		t.Fatalf("run returned %d messages", len(msgs))
+	}
+	if !slices.Equal(seen, []int{3, 5, 6}) {
+		t.Fatalf("turns saw %v new messages, want [3 5 6]", seen)
+	}
+	end := rec.all()[len(rec.all())-1].(events.AgentEnd)
+	if !reflect.DeepEqual(end.Messages, msgs) {
+		t.Fatal("agent_end's messages differ from the run's")
+	}
+	if got := p.Requests()[2].Messages; len(got) != 1 || got[0].Role() != providers.RoleToolResult {
+		t.Fatalf("third request carried %d messages, want only the kept result", len(got))
 	}
 }
