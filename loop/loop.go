@@ -83,21 +83,21 @@ func Continue(ctx context.Context, c Context, cfg Config, emit events.Sink) ([]p
 
 // run is the state of one run.
 type run struct {
-	ctx         context.Context
-	cfg         Config
-	sink        events.Sink
-	emitMu      sync.Mutex
-	c           Context
-	byName      map[string]*tools.Tool
-	specs       []providers.ToolSpec
+	ctx    context.Context
+	cfg    Config
+	sink   events.Sink
+	emitMu sync.Mutex
+	c      Context
+	byName map[string]*tools.Tool
+	specs  []providers.ToolSpec
 	// The run's new messages are r.c.Messages[newFrom:], until
 	// PrepareNextTurn replaces the context; from then on they are kept
 	// apart, in detached.
 	newFrom  int
 	detached []providers.Message
 	apart    bool
-	stream      streamed // the response being consumed
-	scratch     []*call  // the call lists of the batch running; see lists
+	stream   streamed // the response being consumed
+	scratch  []*call  // the call lists of the batch running; see lists
 }
 
 func newRun(ctx context.Context, c Context, cfg Config, emit events.Sink) (*run, error) {

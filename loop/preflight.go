@@ -47,7 +47,6 @@ type call struct {
 	result  tools.Result
 	isError bool
 	msg     *providers.ToolResultMessage // where the result message goes
-	boxed   providers.Message            // *msg, boxed once
 	updates updates                      // the body's progress, until it returns
 }
 
@@ -165,7 +164,6 @@ func (r *run) executeToolCalls(a providers.AssistantMessage) ([]providers.ToolRe
 	}
 	terminate := len(done) > 0
 	for _, c := range done {
-		r.append(c.boxed)
 		terminate = terminate && c.result.Terminate
 	}
 	return results[:len(done)], terminate && a.StopReason != providers.StopReasonLength
@@ -223,7 +221,8 @@ func (r *run) emitEnd(c *call) {
 	r.emit(events.ToolExecutionEnd{ToolCallID: c.tc.ID, ToolName: c.tc.Name, Result: c.result, IsError: c.isError})
 }
 
-// emitResult builds the call's result message and publishes it.
+// emitResult builds the call's result message, publishes it and appends it
+// to the transcript.
 func (r *run) emitResult(c *call) {
 	content := c.result.Content
 	if content == nil {
@@ -231,7 +230,8 @@ func (r *run) emitResult(c *call) {
 	}
 	*c.msg = providers.ToolResultMessage{ToolCallID: c.tc.ID, ToolName: c.tc.Name, Content: content,
 		Details: c.result.Details, Usage: c.result.Usage, IsError: c.isError, Timestamp: providers.Now()}
-	c.boxed = *c.msg
-	r.emit(events.MessageStart{Message: c.boxed})
-	r.emit(events.MessageEnd{Message: c.boxed})
+	var boxed providers.Message = *c.msg
+	r.emit(events.MessageStart{Message: boxed})
+	r.emit(events.MessageEnd{Message: boxed})
+	r.append(boxed)
 }
