@@ -20,7 +20,7 @@ func (r *run) runSequential(a providers.AssistantMessage, calls []*call) []*call
 			r.execute(a, c)
 		}
 		r.emitEnd(c)
-		r.emitResult(c)
+		r.emitResult(c, providers.Now())
 		if r.ctx.Err() != nil {
 			return calls[:i+1]
 		}
@@ -53,8 +53,9 @@ func (r *run) runParallel(a providers.AssistantMessage, calls []*call) []*call {
 	} else if len(prepared) > 1 {
 		r.runTogether(a, prepared)
 	}
+	now := providers.Now() // the results are made together
 	for _, c := range calls[:seen] {
-		r.emitResult(c)
+		r.emitResult(c, now)
 	}
 	return calls[:seen]
 }

@@ -101,9 +101,11 @@ type driver struct {
 	b     *batch
 	timer *time.Timer
 
+	epoch time.Time // when the driver began
+
 	mu    sync.Mutex
-	cur   int       // index of the body running, or of the last one
-	since time.Time // when it started
+	cur   int           // index of the body running, or of the last one
+	since time.Duration // when it started, after epoch
 	state int
 	done  bool // the driver has left; the timer must not fire again
 }
@@ -112,11 +114,11 @@ type driver struct {
 // until one outlives startStagger: the group takes the bodies after it,
 // and this goroutine only finishes the one it is running.
 func (b *batch) drive(i int) {
-	d := &driver{b: b}
+	d := &driver{b: b, epoch: time.Now()}
 	defer d.leave()
 	for ; i < len(b.calls); i++ {
 		d.mu.Lock()
-		d.cur, d.state, d.since = i, bodyRunning, time.Now()
+		d.cur, d.state, d.since = i, bodyRunning, time.Since(d.epoch) // a monotonic reading only
 		d.mu.Unlock()
 		if d.timer == nil {
 			d.timer = time.AfterFunc(startStagger, d.watch)
@@ -163,7 +165,7 @@ func (d *driver) watch() {
 		d.timer.Reset(startStagger)
 		return
 	}
-	if ran := time.Since(d.since); ran < startStagger {
+	if ran := time.Since(d.epoch) - d.since; ran < startStagger {
 		d.timer.Reset(startStagger - ran)
 		return
 	}

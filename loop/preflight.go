@@ -208,7 +208,7 @@ func (r *run) failTruncated(calls []*call) []*call {
 		r.emitStart(c)
 		c.fail(truncatedText(c.tc.Name))
 		r.emitEnd(c)
-		r.emitResult(c)
+		r.emitResult(c, providers.Now())
 	}
 	return calls
 }
@@ -221,15 +221,15 @@ func (r *run) emitEnd(c *call) {
 	r.emit(events.ToolExecutionEnd{ToolCallID: c.tc.ID, ToolName: c.tc.Name, Result: c.result, IsError: c.isError})
 }
 
-// emitResult builds the call's result message, publishes it and appends it
-// to the transcript.
-func (r *run) emitResult(c *call) {
+// emitResult builds the call's result message, stamped now, publishes it
+// and appends it to the transcript.
+func (r *run) emitResult(c *call, now int64) {
 	content := c.result.Content
 	if content == nil {
 		content = []providers.Content{}
 	}
 	*c.msg = providers.ToolResultMessage{ToolCallID: c.tc.ID, ToolName: c.tc.Name, Content: content,
-		Details: c.result.Details, Usage: c.result.Usage, IsError: c.isError, Timestamp: providers.Now()}
+		Details: c.result.Details, Usage: c.result.Usage, IsError: c.isError, Timestamp: now}
 	var boxed providers.Message = *c.msg
 	r.emit(events.MessageStart{Message: boxed})
 	r.emit(events.MessageEnd{Message: boxed})
