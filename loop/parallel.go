@@ -1,7 +1,7 @@
 package loop
 
 import (
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -80,7 +80,7 @@ func (b *batch) allStarted() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.starting = false
-	sort.Slice(b.held, func(i, j int) bool { return b.held[i].index < b.held[j].index })
+	slices.SortFunc(b.held, func(x, y *call) int { return x.index - y.index })
 	for _, c := range b.held {
 		b.r.emitEnd(c)
 	}
