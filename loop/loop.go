@@ -96,8 +96,9 @@ type run struct {
 	newFrom  int
 	detached []providers.Message
 	apart    bool
-	stream   streamed // the response being consumed
-	scratch  []*call  // the call lists of the batch running; see lists
+	stream   streamed                         // the response being consumed
+	scratch  []*call                          // the call lists of the batch running; see lists
+	yield    func(providers.StreamEvent) bool // r.onStreamEvent, made once
 }
 
 func newRun(ctx context.Context, c Context, cfg Config, emit events.Sink) (*run, error) {

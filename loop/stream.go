@@ -83,39 +83,48 @@ type streamed struct {
 // consume reads the provider's events, publishing the start and updates,
 // until the final message. A provider that panics while streaming is a
 // failed response (fault), not a crashed run; a panic after the final
-// message is ignored. The state lives in the run, so the iterator's
-// closure allocates nothing per response.
+// message is ignored. The state lives in the run and the yield function is
+// made once per run, so a response costs no allocation here.
 func (r *run) consume(seq iter.Seq[providers.StreamEvent]) streamed {
 	st := &r.stream
 	*st = streamed{}
+	if r.yield == nil {
+		r.yield = r.onStreamEvent
+	}
 	func() {
 		defer func() {
 			if p := recover(); p != nil && st.final == nil {
 				st.fault = fmt.Errorf("panic: %v", p)
 			}
 		}()
-		for ev := range seq {
-			switch ev.Type {
-			case providers.StreamStart:
-				if st.started || ev.Message == nil {
-					continue
-				}
-				st.started, st.partial = true, ev.Message
-				r.emit(events.MessageStart{Message: *ev.Message})
-			case providers.StreamDone, providers.StreamError:
-				st.final = ev.Message
-			default:
-				if st.started && ev.Message != nil {
-					st.partial = ev.Message
-					r.emit(events.MessageUpdate{Stream: ev})
-				}
-			}
-			if st.final != nil {
-				break
-			}
-		}
+		seq(r.yield)
 	}()
 	return *st
+}
+
+// onStreamEvent handles one event of the response being consumed. It
+// asks for no more once the final message has arrived, and ignores a
+// provider that goes on anyway.
+func (r *run) onStreamEvent(ev providers.StreamEvent) bool {
+	st := &r.stream
+	if st.final != nil {
+		return false
+	}
+	switch ev.Type {
+	case providers.StreamStart:
+		if !st.started && ev.Message != nil {
+			st.started, st.partial = true, ev.Message
+			r.emit(events.MessageStart{Message: *ev.Message})
+		}
+	case providers.StreamDone, providers.StreamError:
+		st.final = ev.Message
+	default:
+		if st.started && ev.Message != nil {
+			st.partial = ev.Message
+			r.emit(events.MessageUpdate{Stream: ev})
+		}
+	}
+	return st.final == nil
 }
 
 // finalMessage normalizes the message a stream ended with. A stream that

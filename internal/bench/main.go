@@ -202,7 +202,7 @@ func main() {
 	runs := flag.Int("runs", 5, "runs per workload; the median is printed")
 	only := flag.String("only", "", "run only this workload")
 	reference := flag.String("reference", "", "folder of the reference's bench.mjs (with node_modules): run it too, alternating, and print the ratios")
-	warmup := flag.Bool("warmup", true, "run each workload once, unmeasured, before each measured run")
+	warmup := flag.Duration("warmup", 20*time.Millisecond, "before each measured run, run the workload unmeasured for this long")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -262,7 +262,7 @@ func main() {
 			if *only != "" && w.name != *only {
 				continue
 			}
-			if *warmup {
+			for start := time.Now(); time.Since(start) < *warmup; {
 				if _, err := run(w.name, w.script, w.expect, toolset); err != nil {
 					fmt.Fprintln(os.Stderr, err)
 					return
