@@ -99,6 +99,7 @@ type run struct {
 	stream   streamed                         // the response being consumed
 	scratch  []*call                          // the call lists of the batch running; see lists
 	yield    func(providers.StreamEvent) bool // r.onStreamEvent, made once
+	req      providers.Request                // the model call's request, reused
 }
 
 func newRun(ctx context.Context, c Context, cfg Config, emit events.Sink) (*run, error) {

@@ -19,6 +19,12 @@ type Provider interface {
 	//
 	// The sequence is consumed once, on the caller's goroutine. When ctx is
 	// cancelled the sequence must end promptly with stop reason aborted.
+	//
+	// req belongs to the caller. It stays valid and unchanged until the
+	// sequence has finished (or Stream has returned an error); after that
+	// the caller may reuse it for its next request, as the loop does. A
+	// provider that keeps a request longer, to record it say, keeps a copy
+	// (the Request value; the messages it points to are immutable).
 	Stream(ctx context.Context, req *Request) (iter.Seq[StreamEvent], error)
 }
 

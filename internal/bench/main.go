@@ -12,6 +12,14 @@
 // machine, and a ratio line follows each workload:
 //
 //	go run ./internal/bench -runs 9 -reference ../shared/reference
+//
+// Before each measured run, the workload runs unmeasured for -warmup
+// (20 ms by default; 0 turns it off). While the reference runs, this
+// process sits idle, and a measurement that starts on a CPU waking from
+// idle is slower by a third or more on a shared virtual machine; the
+// reference starts measuring right after its own start-up, on a busy CPU.
+// The workloads themselves are built exactly as bench.mjs builds them,
+// during the measured run.
 package main
 
 import (
