@@ -19,12 +19,15 @@ const startStagger = 2 * time.Millisecond
 // its siblings.
 //
 // Bodies start in call order, each when the previous one has returned or
-// has run for startStagger, whichever comes first. Bodies that wait on
-// anything (I/O, timers, other goroutines) therefore run together, started
-// a fraction of a millisecond apart, while bodies that return at once run
-// one after another on the goroutine already running, with no hand-off
-// between goroutines: a body that outlives startStagger keeps its
-// goroutine, and the group takes the bodies after it on a new one.
+// has run for startStagger, whichever comes first (sooner, if hand-overs
+// ran late and the batch is behind a schedule of one start every
+// startStagger). Bodies that wait on anything (I/O, timers, other
+// goroutines) therefore run together, started startStagger apart, so that
+// bodies that wait equally long end in call order, as in the reference.
+// Bodies that return at once run one after another on the goroutine
+// already running, with no hand-off between goroutines: a body that
+// outlives startStagger keeps its goroutine, and the group takes the
+// bodies after it on a new one.
 //
 // Each end event goes out when its body finishes, except during the start
 // phase: a body that returns before every body has started has its end
@@ -35,7 +38,7 @@ const startStagger = 2 * time.Millisecond
 // With MaxParallelTools set, every body has a goroutine of the group's,
 // at most that many at once, and nothing is held.
 func (r *run) runTogether(a providers.AssistantMessage, prepared []*call) {
-	b := batch{r: r, a: a, calls: prepared, starting: true, held: r.spare(2)}
+	b := batch{r: r, a: a, calls: prepared, starting: true, held: r.spare(2), start: time.Now()}
 	if r.cfg.MaxParallelTools > 0 {
 		b.g.SetLimit(r.cfg.MaxParallelTools)
 		b.starting = false
@@ -59,9 +62,19 @@ type batch struct {
 	calls []*call
 	g     errgroup.Group
 
+	start time.Time // when the first body started
+
 	mu       sync.Mutex
 	starting bool    // not every body has started yet: ends are held
 	held     []*call // ends held during the start phase
+}
+
+// due returns when body i must start at the latest, after the batch's
+// start, given that body i-1 started at prev: startStagger after it, or
+// earlier if hand-overs ran late and body i is behind the batch's schedule
+// of one start every startStagger. Lateness does not add up.
+func due(i int, prev time.Duration) time.Duration {
+	return min(prev+startStagger, time.Duration(i)*startStagger)
 }
 
 // finish publishes c's end, or holds it during the start phase.
@@ -101,11 +114,9 @@ type driver struct {
 	b     *batch
 	timer *time.Timer
 
-	epoch time.Time // when the driver began
-
 	mu    sync.Mutex
 	cur   int           // index of the body running, or of the last one
-	since time.Duration // when it started, after epoch
+	since time.Duration // when it started, after the batch's start
 	state int
 	done  bool // the driver has left; the timer must not fire again
 }
@@ -114,11 +125,11 @@ type driver struct {
 // until one outlives startStagger: the group takes the bodies after it,
 // and this goroutine only finishes the one it is running.
 func (b *batch) drive(i int) {
-	d := &driver{b: b, epoch: time.Now()}
+	d := &driver{b: b}
 	defer d.leave()
 	for ; i < len(b.calls); i++ {
 		d.mu.Lock()
-		d.cur, d.state, d.since = i, bodyRunning, time.Since(d.epoch) // a monotonic reading only
+		d.cur, d.state, d.since = i, bodyRunning, time.Since(b.start) // a monotonic reading only
 		d.mu.Unlock()
 		if d.timer == nil {
 			d.timer = time.AfterFunc(startStagger, d.watch)
@@ -150,11 +161,11 @@ func (d *driver) leave() {
 	}
 }
 
-// watch runs when the timer fires. If the current body has run for
-// startStagger, the next bodies start on a new goroutine of the group;
-// otherwise the timer is set for when it will have. It holds d.mu while
-// handing over, so the driver, which takes d.mu once its body returns,
-// cannot leave before the group counts the new goroutine.
+// watch runs when the timer fires. When the next body is due, the next
+// bodies start on a new goroutine of the group; otherwise the timer is set
+// for when it will be. It holds d.mu while handing over, so the driver,
+// which takes d.mu once its body returns, cannot leave before the group
+// counts the new goroutine.
 func (d *driver) watch() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -165,12 +176,12 @@ func (d *driver) watch() {
 		d.timer.Reset(startStagger)
 		return
 	}
-	if ran := time.Since(d.epoch) - d.since; ran < startStagger {
-		d.timer.Reset(startStagger - ran)
+	next := d.cur + 1
+	if now, due := time.Since(d.b.start), due(next, d.since); now < due {
+		d.timer.Reset(due - now)
 		return
 	}
 	d.state = bodyOutlived
-	next := d.cur + 1
 	if next == len(d.b.calls) {
 		d.b.allStarted()
 		return
