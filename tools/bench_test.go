@@ -51,3 +51,16 @@ func BenchmarkPrepare(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPrepareNoCoercion is Prepare for arguments that already fit:
+// nothing is copied.
+func BenchmarkPrepareNoCoercion(b *testing.B) {
+	tool := Must(NewJSON("read", "read", json.RawMessage(benchSchema), noop))
+	args := map[string]any{"path": "src/file1.go", "line": 42.0, "mode": "r"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tool.Prepare(args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

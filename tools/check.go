@@ -62,14 +62,15 @@ func (c *checker) check(v any, n *node) {
 	}
 	// A type error does not stop the other checks: like the reference,
 	// keywords for the value's actual type and enum/const still report.
-	if len(n.types) > 0 && !matchesAny(v, n.types) {
+	got := typeOf(v)
+	if len(n.types) > 0 && got&n.typeSet == 0 {
 		if len(n.types) == 1 {
 			c.add("must be " + n.types[0])
 		} else {
 			c.add("must be either " + strings.Join(n.types, " or "))
 		}
 	}
-	if jsType(v) == "invalid" {
+	if got == 0 {
 		c.add("must be a JSON value")
 		return
 	}
@@ -233,11 +234,32 @@ func (c *checker) contains(a []any, n *node) {
 	}
 }
 
+// inlineProps is how many declared properties an object check looks up
+// once, up front, into arrays on the stack.
+const inlineProps = 16
+
 func (c *checker) object(obj map[string]any, n *node) {
 	s := n.s
+	// Look each declared property up once; the required check and the
+	// property checks share the answers.
+	var vals [inlineProps]any
+	var has [inlineProps]bool
+	inline := len(n.keys) <= inlineProps
+	if inline {
+		for i, k := range n.keys {
+			vals[i], has[i] = obj[k]
+		}
+	}
+	present := func(i int, name string) (any, bool) {
+		if inline && i >= 0 {
+			return vals[i], has[i]
+		}
+		e, ok := obj[name]
+		return e, ok
+	}
 	var missing []string
-	for _, r := range s.Required {
-		if _, ok := obj[r]; !ok {
+	for i, r := range s.Required {
+		if _, ok := present(n.reqAt[i], r); !ok {
 			missing = append(missing, r)
 		}
 	}
@@ -249,9 +271,9 @@ func (c *checker) object(obj map[string]any, n *node) {
 		// a schema the extra property fails, as the reference does.
 		c.add("must not have additional properties")
 	}
-	for _, k := range n.keys {
-		if e, ok := obj[k]; ok {
-			c.at(k, e, n.props[k])
+	for i, k := range n.keys {
+		if e, ok := present(i, k); ok {
+			c.at(k, e, n.propList[i])
 		}
 	}
 	if len(n.patterns) > 0 {

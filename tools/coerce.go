@@ -41,7 +41,7 @@ func coerce(v any, n *node) (any, bool) {
 			v, changed = c, true
 		}
 	}
-	if len(n.types) > 0 && !(len(n.types) > 1 && matchesAny(v, n.types)) {
+	if len(n.types) > 0 && !(len(n.types) > 1 && typeOf(v)&n.typeSet != 0) {
 		for _, t := range n.types {
 			if c, ok := coercePrimitive(v, t); ok {
 				v, changed = c, true
@@ -51,13 +51,13 @@ func coerce(v any, n *node) (any, bool) {
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		if hasTypeName(n.types, "object") {
+		if n.typeSet&setObject != 0 {
 			if c, ok := coerceObject(x, n); ok {
 				v, changed = c, true
 			}
 		}
 	case []any:
-		if hasTypeName(n.types, "array") {
+		if n.typeSet&setArray != 0 {
 			if c, ok := coerceArray(x, n); ok {
 				v, changed = c, true
 			}
@@ -83,9 +83,9 @@ func coerceObject(obj map[string]any, n *node) (any, bool) {
 		}
 		out[k] = c
 	}
-	for _, k := range n.keys {
+	for i, k := range n.keys {
 		if e, ok := obj[k]; ok {
-			if c, ok := coerce(e, n.props[k]); ok {
+			if c, ok := coerce(e, n.propList[i]); ok {
 				set(k, c)
 			}
 		}
@@ -201,22 +201,4 @@ func coercePrimitive(v any, t string) (any, bool) {
 		}
 	}
 	return v, false
-}
-
-func matchesAny(v any, types []string) bool {
-	for _, t := range types {
-		if hasType(v, t) {
-			return true
-		}
-	}
-	return false
-}
-
-func hasTypeName(types []string, t string) bool {
-	for _, x := range types {
-		if x == t {
-			return true
-		}
-	}
-	return false
 }

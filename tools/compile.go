@@ -17,9 +17,12 @@ import (
 type node struct {
 	s        *jsonschema.Schema
 	types    []string
+	typeSet  typeSet // types as a set; 0 when there is no type keyword
 	ref      *node
 	props    map[string]*node
 	keys     []string // declared property names, in a stable order
+	propList []*node  // the schemas of keys, in the same order
+	reqAt    []int    // for each required name, its index in keys, or -1
 	addl     *node    // additionalProperties as a schema
 	addlNo   bool     // additionalProperties: false
 	items    *node
@@ -77,6 +80,7 @@ func (c *compiler) compile(s *jsonschema.Schema) (*node, error) {
 	case len(s.Types) > 0:
 		n.types = s.Types
 	}
+	n.typeSet = typesOf(n.types)
 	var err error
 	if s.Ref != "" {
 		target, rerr := c.lookup(s.Ref)
@@ -95,6 +99,14 @@ func (c *compiler) compile(s *jsonschema.Schema) (*node, error) {
 				return nil, err
 			}
 		}
+		n.propList = make([]*node, len(n.keys))
+		for i, k := range n.keys {
+			n.propList[i] = n.props[k]
+		}
+	}
+	n.reqAt = make([]int, len(s.Required))
+	for i, r := range s.Required {
+		n.reqAt[i] = slices.Index(n.keys, r)
 	}
 	if a := s.AdditionalProperties; a != nil {
 		if isFalse(a) {

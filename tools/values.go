@@ -153,10 +153,53 @@ func jsType(v any) string {
 	return "invalid"
 }
 
-// hasType reports whether v is of the JSON Schema type t.
-func hasType(v any, t string) bool {
-	got := jsType(v)
-	return got == t || (t == "number" && got == "integer")
+// typeSet is a set of JSON Schema type names, one bit each, so that a
+// schema's allowed types are tested without comparing strings.
+type typeSet uint8
+
+const (
+	setNull typeSet = 1 << iota
+	setBoolean
+	setString
+	setInteger
+	setNumber
+	setObject
+	setArray
+)
+
+var typeBits = map[string]typeSet{"null": setNull, "boolean": setBoolean, "string": setString,
+	"integer": setInteger, "number": setNumber, "object": setObject, "array": setArray}
+
+// typesOf returns the set of the named types (unknown names add nothing).
+func typesOf(names []string) typeSet {
+	var s typeSet
+	for _, n := range names {
+		s |= typeBits[n]
+	}
+	return s
+}
+
+// typeOf returns the types a normalized value has: a whole number is both
+// an integer and a number. It returns 0 for a value that is not JSON.
+func typeOf(v any) typeSet {
+	switch x := v.(type) {
+	case nil:
+		return setNull
+	case bool:
+		return setBoolean
+	case string:
+		return setString
+	case float64:
+		if x == math.Trunc(x) && !math.IsInf(x, 0) {
+			return setInteger | setNumber
+		}
+		return setNumber
+	case map[string]any:
+		return setObject
+	case []any:
+		return setArray
+	}
+	return 0
 }
 
 // jsNumber parses a string the way JavaScript's Number() does for the
