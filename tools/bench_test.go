@@ -64,3 +64,25 @@ func BenchmarkPrepareNoCoercion(b *testing.B) {
 		}
 	}
 }
+
+type benchArgs struct {
+	Path  string `json:"path"`
+	Line  int    `json:"line"`
+	Mode  string `json:"mode,omitempty" jsonschema:"enum=r,enum=w"`
+	Force bool   `json:"force,omitempty"`
+}
+
+// BenchmarkBind decodes prepared arguments into the body's struct.
+func BenchmarkBind(b *testing.B) {
+	tool := Must(New("read", "read", func(context.Context, string, benchArgs, UpdateFunc) (Result, error) { return Result{}, nil }))
+	args, err := tool.Prepare(map[string]any{"path": "src/file1.go", "line": 42.0, "mode": "r"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tool.Bind(args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
