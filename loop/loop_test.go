@@ -571,3 +571,24 @@ func TestNewMessagesSurviveAReplacedContext(t *testing.T) {
 		t.Fatalf("third request carried %d messages, want only the kept result", len(got))
 	}
 }
+
+// TestDue: a body is due startStagger after the previous one started, or
+// sooner when the batch has fallen behind one start every startStagger.
+func TestDue(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		i          int
+		prev, want time.Duration
+	}{
+		{1, 0, 2 * ms},         // on schedule
+		{3, 4 * ms, 6 * ms},    // on schedule
+		{3, 1 * ms, 3 * ms},    // ahead: the previous body started early
+		{3, 5 * ms, 6 * ms},    // behind by 1 ms: no lateness added
+		{3, 9 * ms, 6 * ms},    // far behind: due at once
+		{7, 100 * ms, 14 * ms}, // far behind
+	} {
+		if got := due(tc.i, tc.prev); got != tc.want {
+			t.Errorf("due(%d, %v) = %v, want %v", tc.i, tc.prev, got, tc.want)
+		}
+	}
+}

@@ -131,8 +131,8 @@ func (b *batch) drive(i int) {
 		d.mu.Lock()
 		d.cur, d.state, d.since = i, bodyRunning, time.Since(b.start) // a monotonic reading only
 		d.mu.Unlock()
-		if d.timer == nil {
-			d.timer = time.AfterFunc(startStagger, d.watch)
+		if d.timer == nil { // a driver taking over late may have to hand over at once
+			d.timer = time.AfterFunc(due(i+1, d.since)-d.since, d.watch)
 		}
 		c := b.calls[i]
 		b.r.execute(b.a, c)
@@ -177,8 +177,8 @@ func (d *driver) watch() {
 		return
 	}
 	next := d.cur + 1
-	if now, due := time.Since(d.b.start), due(next, d.since); now < due {
-		d.timer.Reset(due - now)
+	if now, at := time.Since(d.b.start), due(next, d.since); now < at {
+		d.timer.Reset(at - now)
 		return
 	}
 	d.state = bodyOutlived
