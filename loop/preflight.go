@@ -40,7 +40,7 @@ type call struct {
 	index int
 	tc    providers.ToolCall
 	tool  *tools.Tool
-	args  any // validated arguments, once prepared
+	args  any // validated arguments, once prepared (kept for the hooks only)
 	bound any // the same, as the body's own type
 
 	// The outcome, once known.
@@ -62,8 +62,9 @@ func (c *call) fail(text string) *call {
 }
 
 // preflight answers the questions a call must pass before its body may run,
-// in order. It returns nil when the call is prepared (c.tool and c.args are
-// set), or c itself holding the error result that stands instead.
+// in order. It returns nil when the call is prepared (c.tool and c.bound
+// are set, and c.args when a hook needs them), or c itself holding the
+// error result that stands instead.
 func (r *run) preflight(a providers.AssistantMessage, c *call) (refused *call) {
 	// Does the tool exist?
 	c.tool = r.byName[c.tc.Name]
@@ -78,7 +79,7 @@ func (r *run) preflight(a providers.AssistantMessage, c *call) (refused *call) {
 		return c.fail(oversizedArgsText(c.tc.Name, n, max))
 	}
 	// Do they fit the schema (after the tool's shim and coercion)?
-	args, err := c.tool.Prepare(c.tc.Arguments)
+	args, bound, bindLater, err := r.prepare(c)
 	if err != nil {
 		return c.fail(err.Error())
 	}
@@ -109,12 +110,26 @@ func (r *run) preflight(a providers.AssistantMessage, c *call) (refused *call) {
 		return c.fail(abortedText)
 	}
 	// Can the body's own argument type hold them?
-	bound, err := c.tool.Bind(args)
-	if err != nil {
-		return c.fail(err.Error())
+	if bindLater {
+		if bound, err = c.tool.Bind(args); err != nil {
+			return c.fail(err.Error())
+		}
 	}
 	c.args, c.bound = args, bound
 	return nil
+}
+
+// prepare runs a call's arguments through its tool's pipeline. When a
+// hook will see the prepared arguments, it returns them and leaves binding
+// for later (bindLater); otherwise it goes straight to the body's value,
+// in one pass where the tool allows (see tools.Tool.PrepareBound).
+func (r *run) prepare(c *call) (args, bound any, bindLater bool, err error) {
+	if r.cfg.BeforeToolCall != nil || r.cfg.AfterToolCall != nil {
+		args, err = c.tool.Prepare(c.tc.Arguments)
+		return args, nil, true, err
+	}
+	bound, err = c.tool.PrepareBound(c.tc.Arguments)
+	return nil, bound, false, err
 }
 
 // before calls the policy hook with a copy of the arguments; a panic is an

@@ -86,3 +86,33 @@ func BenchmarkBind(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPrepareBound is the loop's path without hooks, for the bench
+// call that needs coercion: one pass from raw arguments to the body's
+// struct.
+func BenchmarkPrepareBound(b *testing.B) {
+	tool := Must(New("read", "read", func(context.Context, string, benchArgs, UpdateFunc) (Result, error) { return Result{}, nil }))
+	args := map[string]any{"path": "src/file1.go", "line": "42", "mode": "r"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tool.PrepareBound(args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPrepareThenBind is the same work through Prepare and Bind.
+func BenchmarkPrepareThenBind(b *testing.B) {
+	tool := Must(New("read", "read", func(context.Context, string, benchArgs, UpdateFunc) (Result, error) { return Result{}, nil }))
+	args := map[string]any{"path": "src/file1.go", "line": "42", "mode": "r"}
+	b.ReportAllocs()
+	for b.Loop() {
+		a, err := tool.Prepare(args)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := tool.Bind(a); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

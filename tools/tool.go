@@ -87,6 +87,7 @@ type Tool struct {
 	decides  bool // root.valid is the verdict; see Tool.valid
 	body     Func[any]
 	bind     func(args any) (any, error)
+	flat     *flatPlan // for flat schemas and struct bodies; see PrepareBound
 }
 
 // New builds a tool whose arguments are a T, usually a struct. The schema is
@@ -116,6 +117,7 @@ func New[T any](name, description string, fn Func[T]) (*Tool, error) {
 		}
 		return in, nil
 	}
+	t.flat = flatPlanFor[T](dec, t.root)
 	return t, nil
 }
 
