@@ -20,6 +20,12 @@
 // reference starts measuring right after its own start-up, on a busy CPU.
 // The workloads themselves are built exactly as bench.mjs builds them,
 // during the measured run.
+//
+// long-run's line also carries "nogc": its first- and last-200-turn times
+// measured again with the collector off. With it on, the one or two
+// collections of a run mark the whole transcript, and whichever 200-turn
+// window they overlap pays for that; with it off, what remains is the
+// turn's own cost.
 package main
 
 import (
@@ -31,6 +37,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"sort"
 	"strconv"
@@ -139,6 +146,17 @@ type result struct {
 	// first and last 200 turns, in µs.
 	FirstTurnUs *float64 `json:"first_turn_us,omitempty"`
 	LastTurnUs  *float64 `json:"last_turn_us,omitempty"`
+	// NoGC holds the first- and last-200-turn times and their ratio
+	// measured again with the collector off: the turn's own cost, apart
+	// from the collection that marks the whole transcript once it has
+	// grown (see README "Performance").
+	NoGC *window `json:"nogc,omitempty"`
+}
+
+type window struct {
+	First200Ms float64 `json:"first200_ms"`
+	Last200Ms  float64 `json:"last200_ms"`
+	Growth     float64 `json:"growth"`
 }
 
 func run(name string, script scripted, expect int, toolset []*tools.Tool) (result, error) {
@@ -289,6 +307,14 @@ func main() {
 			continue
 		}
 		mine := median(ours[w.name])
+		if mine.First200Ms != nil {
+			nogc, err := withoutGC(func() (result, error) { return run(w.name, w.script, w.expect, toolset) }, *runs)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return
+			}
+			mine.NoGC = nogc
+		}
 		_ = enc.Encode(mine)
 		if ref := theirs[w.name]; len(ref) > 0 {
 			r := median(ref)
@@ -323,6 +349,22 @@ func median(rs []result) result {
 		m.Growth = &g
 	}
 	return m
+}
+
+// withoutGC measures a workload's turn windows n times with the collector
+// off and returns their medians.
+func withoutGC(measure func() (result, error), n int) (*window, error) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	var rs []result
+	for range n {
+		r, err := measure()
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, r)
+	}
+	m := median(rs)
+	return &window{First200Ms: *m.First200Ms, Last200Ms: *m.Last200Ms, Growth: *m.Growth}, nil
 }
 
 // runReference runs the reference's bench.mjs once and parses its lines.
