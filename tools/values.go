@@ -167,14 +167,26 @@ const (
 	setArray
 )
 
-var typeBits = map[string]typeSet{"null": setNull, "boolean": setBoolean, "string": setString,
-	"integer": setInteger, "number": setNumber, "object": setObject, "array": setArray}
-
 // typesOf returns the set of the named types (unknown names add nothing).
 func typesOf(names []string) typeSet {
 	var s typeSet
 	for _, n := range names {
-		s |= typeBits[n]
+		switch n {
+		case "null":
+			s |= setNull
+		case "boolean":
+			s |= setBoolean
+		case "string":
+			s |= setString
+		case "integer":
+			s |= setInteger
+		case "number":
+			s |= setNumber
+		case "object":
+			s |= setObject
+		case "array":
+			s |= setArray
+		}
 	}
 	return s
 }
