@@ -2,8 +2,11 @@ package tools
 
 import (
 	"encoding/json"
+	"iter"
+	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -90,27 +93,20 @@ func isNormal(v any, budget int) bool {
 	case nil, string, bool, float64:
 		return true
 	case map[string]any:
-		if budget == 0 {
-			return false
-		}
-		for _, e := range x {
-			if !isNormal(e, budget-1) {
-				return false
-			}
-		}
-		return true
+		return budget > 0 && allNormal(maps.Values(x), budget-1)
 	case []any:
-		if budget == 0 {
-			return false
-		}
-		for _, e := range x {
-			if !isNormal(e, budget-1) {
-				return false
-			}
-		}
-		return true
+		return budget > 0 && allNormal(slices.Values(x), budget-1)
 	}
 	return false
+}
+
+func allNormal(values iter.Seq[any], budget int) bool {
+	for e := range values {
+		if !isNormal(e, budget) {
+			return false
+		}
+	}
+	return true
 }
 
 func isSlice(v any) bool { _, ok := v.([]any); return ok }
