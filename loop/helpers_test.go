@@ -85,13 +85,6 @@ func runLoop(t testing.TB, ctx context.Context, p providers.Provider, ts []*tool
 	return msgs, rec
 }
 
-func resultText(m providers.Message) string {
-	if tr, ok := m.(providers.ToolResultMessage); ok {
-		return tr.Text()
-	}
-	return ""
-}
-
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
