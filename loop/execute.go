@@ -32,8 +32,7 @@ func (r *run) runSequential(a providers.AssistantMessage, calls []*call) []*call
 // each refused call at once), then runs the prepared bodies together. Each
 // end event goes out as its body finishes; the result messages follow in
 // call order once all have finished.
-func (r *run) runParallel(a providers.AssistantMessage, calls []*call) []*call {
-	prepared := r.spare(1)
+func (r *run) runParallel(a providers.AssistantMessage, calls, prepared []*call) []*call {
 	seen := len(calls)
 	for i, c := range calls {
 		r.emitStart(c)

@@ -81,23 +81,27 @@ func TestParallel64(t *testing.T) {
 }
 
 // TestEndsFollowCompletion checks that end events go out as bodies finish,
-// not in call order, while results keep call order.
+// not in call order, while results keep call order: the first call's body
+// returns only once the second call's end has been published.
 func TestEndsFollowCompletion(t *testing.T) {
-	firstDone := make(chan struct{})
+	secondEnded := make(chan struct{})
 	slow := echoTool(t, "slow", func(ctx context.Context, _ string, _ labelArgs, _ tools.UpdateFunc) (tools.Result, error) {
-		<-firstDone
+		<-secondEnded
 		return tools.TextResult("slow"), nil
 	})
 	fast := echoTool(t, "fast", nil)
 	p := faux.New(faux.Reply(faux.Call("a", "slow", map[string]any{"label": "x"}), faux.Call("b", "fast", map[string]any{"label": "y"})), faux.Reply())
-	var once sync.Once
-	cfg := Config{AfterToolCall: func(_ context.Context, c AfterToolCall) (AfterResult, error) {
-		if c.Call.ID == "b" {
-			once.Do(func() { close(firstDone) })
+	rec := &recorder{}
+	sink := func(ctx context.Context, e events.Event) {
+		rec.sink(ctx, e)
+		if end, ok := e.(events.ToolExecutionEnd); ok && end.ToolCallID == "b" {
+			close(secondEnded)
 		}
-		return AfterResult{}, nil
-	}}
-	msgs, rec := runLoop(t, context.Background(), p, []*tools.Tool{slow, fast}, cfg)
+	}
+	msgs, err := Run(context.Background(), []providers.Message{providers.NewUserText("go")}, Context{Tools: []*tools.Tool{slow, fast}}, cfgFor(p), sink)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ends := rec.ends()
 	if ends[0].ToolCallID != "b" || ends[1].ToolCallID != "a" {
 		t.Fatalf("end order %s,%s; want b,a", ends[0].ToolCallID, ends[1].ToolCallID)
@@ -232,31 +236,6 @@ func TestTerminate(t *testing.T) {
 	msgs, _ := runLoop(t, context.Background(), p, []*tools.Tool{fin}, Config{})
 	if len(msgs) != 3 || p.Pending() != 1 {
 		t.Fatalf("terminating batch made another model call: %d messages, %d pending", len(msgs), p.Pending())
-	}
-}
-
-func TestMaxParallelTools(t *testing.T) {
-	var cur, peak atomic.Int32
-	body := func(context.Context, string, labelArgs, tools.UpdateFunc) (tools.Result, error) {
-		n := cur.Add(1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
-			}
-		}
-		time.Sleep(2 * time.Millisecond) // widen the window for overlap
-		cur.Add(-1)
-		return tools.TextResult("ok"), nil
-	}
-	var calls []providers.Content
-	for i := range 12 {
-		calls = append(calls, faux.Call(fmt.Sprint(i), "w", map[string]any{"label": "x"}))
-	}
-	p := faux.New(faux.Reply(calls...), faux.Reply())
-	runLoop(t, context.Background(), p, []*tools.Tool{echoTool(t, "w", body)}, Config{MaxParallelTools: 3})
-	if peak.Load() > 3 {
-		t.Fatalf("peak concurrency %d > 3", peak.Load())
 	}
 }
 
@@ -524,25 +503,6 @@ func TestShouldStopAndPrepareNextTurn(t *testing.T) {
 	}
 }
 
-// TestInstantBodiesEndInCallOrder: bodies that return at once finish in
-// call order, as in the reference, run after run.
-func TestInstantBodiesEndInCallOrder(t *testing.T) {
-	echo := echoTool(t, "echo", nil)
-	for range 20 {
-		var calls []providers.Content
-		for i := range 8 {
-			calls = append(calls, faux.Call(fmt.Sprint("c", i), "echo", map[string]any{"label": fmt.Sprint(i)}))
-		}
-		p := faux.New(faux.Reply(calls...), faux.Reply())
-		_, rec := runLoop(t, context.Background(), p, []*tools.Tool{echo}, Config{})
-		for i, e := range rec.ends() {
-			if e.ToolCallID != fmt.Sprint("c", i) {
-				t.Fatalf("end %d is %s", i, e.ToolCallID)
-			}
-		}
-	}
-}
-
 // TestNewMessagesSurviveAReplacedContext: when PrepareNextTurn swaps in a
 // shorter transcript, the run still reports every message it added, in
 // order, in its result, in agent_end and in each Turn.
@@ -569,26 +529,5 @@ func TestNewMessagesSurviveAReplacedContext(t *testing.T) {
 	}
 	if got := p.Requests()[2].Messages; len(got) != 1 || got[0].Role() != providers.RoleToolResult {
 		t.Fatalf("third request carried %d messages, want only the kept result", len(got))
-	}
-}
-
-// TestDue: a body is due startStagger after the previous one started, or
-// sooner when the batch has fallen behind one start every startStagger.
-func TestDue(t *testing.T) {
-	ms := time.Millisecond
-	for _, tc := range []struct {
-		i          int
-		prev, want time.Duration
-	}{
-		{1, 0, 2 * ms},         // on schedule
-		{3, 4 * ms, 6 * ms},    // on schedule
-		{3, 1 * ms, 3 * ms},    // ahead: the previous body started early
-		{3, 5 * ms, 6 * ms},    // behind by 1 ms: no lateness added
-		{3, 9 * ms, 6 * ms},    // far behind: due at once
-		{7, 100 * ms, 14 * ms}, // far behind
-	} {
-		if got := due(tc.i, tc.prev); got != tc.want {
-			t.Errorf("due(%d, %v) = %v, want %v", tc.i, tc.prev, got, tc.want)
-		}
 	}
 }

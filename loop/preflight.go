@@ -37,7 +37,6 @@ func incompleteText(name string) string {
 
 // call is one tool call on its way through the batch.
 type call struct {
-	index int
 	tc    providers.ToolCall
 	tool  *tools.Tool
 	args  any // validated arguments, once prepared (kept for the hooks only)
@@ -160,11 +159,11 @@ func (r *run) executeToolCalls(a providers.AssistantMessage) ([]providers.ToolRe
 	// pointers reuse the run's scratch space.
 	slab := make([]call, 0, n)
 	results := make([]providers.ToolResultMessage, n)
-	calls := r.lists(n)
+	calls, prepared := r.lists(n)
 	for _, b := range a.Content {
 		if tc, ok := b.(providers.ToolCall); ok {
 			i := len(slab)
-			slab = append(slab, call{index: i, tc: tc, msg: &results[i]})
+			slab = append(slab, call{tc: tc, msg: &results[i]})
 			calls[i] = &slab[i]
 		}
 	}
@@ -175,7 +174,7 @@ func (r *run) executeToolCalls(a providers.AssistantMessage) ([]providers.ToolRe
 	case r.sequential(calls):
 		done = r.runSequential(a, calls)
 	default:
-		done = r.runParallel(a, calls)
+		done = r.runParallel(a, calls, prepared)
 	}
 	terminate := len(done) > 0
 	for _, c := range done {
@@ -184,23 +183,17 @@ func (r *run) executeToolCalls(a providers.AssistantMessage) ([]providers.ToolRe
 	return results[:len(done)], terminate && a.StopReason != providers.StopReasonLength
 }
 
-// lists returns room for n call pointers, and makes room for two more
-// lists of n (prepared, held) in r.scratch, reused from batch to batch: a
-// batch is over, its bodies returned or abandoned, before the next begins,
-// and nothing keeps these lists.
-func (r *run) lists(n int) []*call {
-	if cap(r.scratch) < 3*n {
-		r.scratch = make([]*call, 3*n)
+// lists returns room for n call pointers and, after them, an empty list
+// with room for n more (the prepared calls), in r.scratch, reused from
+// batch to batch: a batch is over, its bodies returned or abandoned,
+// before the next begins, and nothing keeps these lists.
+func (r *run) lists(n int) (calls, prepared []*call) {
+	if cap(r.scratch) < 2*n {
+		r.scratch = make([]*call, 2*n)
 	}
 	clear(r.scratch)
-	r.scratch = r.scratch[:3*n]
-	return r.scratch[:n:n]
-}
-
-// spare returns the k-th spare list (1 or 2) of the current batch, empty.
-func (r *run) spare(k int) []*call {
-	n := len(r.scratch) / 3
-	return r.scratch[k*n : k*n : (k+1)*n]
+	r.scratch = r.scratch[:2*n]
+	return r.scratch[:n:n], r.scratch[n : n : 2*n]
 }
 
 // sequential reports whether the batch must run one call at a time.

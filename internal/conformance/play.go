@@ -59,10 +59,15 @@ func Play(s Scenario) ([]any, error) {
 	prompt := providers.UserMessage{Content: []providers.Content{providers.Text{Text: s.Prompt}}}
 	_, err := loop.Run(ctx, []providers.Message{prompt}, loop.Context{SystemPrompt: s.SystemPrompt, Tools: toolset}, cfg,
 		func(_ context.Context, e events.Event) {
-			if _, ok := e.(events.TurnEnd); ok {
+			switch e.(type) {
+			case events.TurnEnd:
 				p.mu.Lock()
 				p.turnsEnded++
 				p.mu.Unlock()
+			case events.ToolExecutionStart:
+				p.clock.started()
+			case events.ToolExecutionEnd:
+				p.clock.ended()
 			}
 			if n := p.normalize(e); n != nil {
 				p.trace = append(p.trace, n)
@@ -102,6 +107,7 @@ type player struct {
 	turnsEnded int
 	trace      []any
 	executed   []execution
+	clock      clock // the scripted tools' time
 	// order holds each call's raw arguments, to write $args with the
 	// model's key order as the reference does.
 	order map[string]json.RawMessage
@@ -155,12 +161,8 @@ func (p *player) tool(st ScriptedTool) (*tools.Tool, error) {
 			if ctx.Err() != nil {
 				return tools.Result{}, errors.New("aborted")
 			}
-			t := time.NewTimer(time.Duration(st.DelayMs) * time.Millisecond)
-			defer t.Stop()
-			select {
-			case <-ctx.Done():
+			if !p.clock.sleep(ctx, time.Duration(st.DelayMs)*time.Millisecond) {
 				return tools.Result{}, errors.New("aborted")
-			case <-t.C:
 			}
 		}
 		if st.Throws != "" {
