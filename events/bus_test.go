@@ -122,11 +122,29 @@ func TestChannelCancelReleasesPublisher(t *testing.T) {
 	}
 }
 
+// TestChannelCancelFromHandler: a handler may cancel a channel while the
+// Publish that called it runs. The channel keeps what it already had, closes
+// once that Publish is over, and later events neither reach it nor panic
+// on the closed channel.
 func TestChannelCancelFromHandler(t *testing.T) {
 	var b Bus
 	ch, cancel := b.Channel(4)
 	b.Subscribe(func(context.Context, Event) { cancel() })
 	b.Publish(context.Background(), AgentStart{})
-	for range ch { // closes once the Publish is over
+	b.Publish(context.Background(), TurnStart{})
+	var got []Type
+	timeout := time.After(10 * time.Second) // it closes at once
+	for open := true; open; {
+		select {
+		case e, ok := <-ch:
+			if open = ok; ok {
+				got = append(got, e.Type())
+			}
+		case <-timeout:
+			t.Fatalf("channel still open after %v", got)
+		}
+	}
+	if len(got) != 1 || got[0] != TypeAgentStart {
+		t.Fatalf("channel delivered %v, want only agent_start", got)
 	}
 }

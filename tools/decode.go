@@ -119,14 +119,16 @@ func (d *decoder) decodeValue(rv reflect.Value, v any, p *plan) error {
 		}
 		rv.SetBool(b)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		// float64 holds every power of two, so the bounds are exact; a
+		// float64 at or past 2^63 has no int64 (converting it is undefined).
 		f, ok := v.(float64)
-		if !ok || f != math.Trunc(f) || rv.OverflowInt(int64(f)) || math.Abs(f) > 1<<63 {
+		if !ok || f != math.Trunc(f) || f < -(1<<63) || f >= 1<<63 || rv.OverflowInt(int64(f)) {
 			return typeError(v, t)
 		}
 		rv.SetInt(int64(f))
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		f, ok := v.(float64)
-		if !ok || f < 0 || f != math.Trunc(f) || f > 1<<64 || rv.OverflowUint(uint64(f)) {
+		if !ok || f < 0 || f != math.Trunc(f) || f >= 1<<64 || rv.OverflowUint(uint64(f)) {
 			return typeError(v, t)
 		}
 		rv.SetUint(uint64(f))

@@ -2,7 +2,11 @@ package tools
 
 import (
 	"encoding/json"
+	"io"
+	"math/big"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -56,7 +60,6 @@ func TestDecoderMatchesEncodingJSON(t *testing.T) {
 		{"maps and any", new(decAll), `{"map":{"a":1},"any":{"k":[1,"x",null]},"raw":{"z":{"y":false}},"named":{"k":{"n":4}}}`},
 		{"nulls", new(decAll), `{"ptr":null,"list":null,"any":null,"map":null}`},
 		{"case-insensitive keys", new(decAll), `{"NAME":"a","Count":2,"notag":"x","INNER":{"N":5}}`},
-		{"exact key beats a folded one", new(decAll), `{"name":"exact","Name":"folded"}`},
 		{"unknown and skipped keys", new(decAll), `{"other":1,"Skip":"s","-":"dash"}`},
 		{"time goes through encoding/json", new(decAll), `{"when":"2026-01-02T03:04:05Z"}`},
 		{",string goes through encoding/json", new(decQuoted), `{"quoted":"12"}`},
@@ -80,11 +83,6 @@ func TestDecoderMatchesEncodingJSON(t *testing.T) {
 			if err := json.Unmarshal([]byte(tc.in), want.Interface()); err != nil {
 				t.Fatalf("encoding/json: %v", err)
 			}
-			if tc.name == "exact key beats a folded one" {
-				// encoding/json lets the later key win; a map has no
-				// order, so the decoder lets the exact name win.
-				want.Elem().FieldByName("Name").SetString("exact")
-			}
 			if !reflect.DeepEqual(got.Interface(), want.Interface()) {
 				t.Fatalf("decoder gave %+v\nencoding/json gave %+v", got.Elem(), want.Elem())
 			}
@@ -106,4 +104,147 @@ func TestDecoderRefusesWhatDoesNotFit(t *testing.T) {
 			t.Errorf("%s: decoded without error into %+v", in, out)
 		}
 	}
+}
+
+// TestDecoderExactKeyWins pins where the decoder and encoding/json part:
+// for an object holding both a field's exact name and a case-folded one,
+// encoding/json keeps the later key, while the decoder, which receives a
+// map with no key order, keeps the exact one.
+func TestDecoderExactKeyWins(t *testing.T) {
+	for _, in := range []string{`{"name":"exact","Name":"folded"}`, `{"Name":"folded","name":"exact"}`} {
+		got, err := decodeText[decAll](in)
+		if err != nil || got.Name != "exact" {
+			t.Errorf("%s: Name %q (%v), want the exact key's value", in, got.Name, err)
+		}
+	}
+}
+
+// decodeText decodes JSON text the way arguments reach the decoder (as
+// encoding/json's generic values), then into a T.
+func decodeText[T any](text string) (T, error) {
+	var out T
+	var v any
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
+		return out, err
+	}
+	d := newDecoder(reflect.TypeFor[T]())
+	err := d.decodeValue(reflect.ValueOf(&out).Elem(), v, d.root)
+	return out, err
+}
+
+// decKinds has a field of every kind the decoder handles itself.
+type decKinds struct {
+	S   string            `json:"s"`
+	B   bool              `json:"b"`
+	I   int               `json:"i"`
+	I8  int8              `json:"i8"`
+	I16 int16             `json:"i16"`
+	I32 int32             `json:"i32"`
+	I64 int64             `json:"i64"`
+	U   uint              `json:"u"`
+	U8  uint8             `json:"u8"`
+	U16 uint16            `json:"u16"`
+	U32 uint32            `json:"u32"`
+	U64 uint64            `json:"u64"`
+	F32 float32           `json:"f32"`
+	F64 float64           `json:"f64"`
+	P   *int64            `json:"p"`
+	L   []int16           `json:"l"`
+	M   map[string]uint32 `json:"m"`
+	A   any               `json:"a"`
+	N   *decKinds         `json:"n"`
+}
+
+// FuzzDecoder compares the decoder with encoding/json on raw JSON text,
+// for a field of every kind:
+//   - what encoding/json decodes, the decoder decodes to the same value;
+//   - what the decoder decodes, encoding/json decodes too, unless the text
+//     writes an integer with a fraction, an exponent or a minus sign (1.0,
+//     1e2, -0: integers to JSON Schema, which the decoder accepts for
+//     integer fields on purpose, where encoding/json wants 1, 100, 0).
+//
+// Two kinds of input are left out, each pinned by its own test or issue:
+// numbers that float64 cannot hold exactly (arguments travel as float64
+// today), and objects holding two keys for one field (TestDecoderExactKeyWins).
+func FuzzDecoder(f *testing.F) {
+	for _, s := range []string{`{"i64":9223372036854775807}`, `{"i64":9223372036854775808}`, `{"i64":-9223372036854775808}`,
+		`{"u64":18446744073709551615}`, `{"u64":18446744073709551616}`, `{"i8":-129}`, `{"u8":256}`, `{"u":-1}`,
+		`{"i":1.0}`, `{"i":1e2}`, `{"i":1.5}`, `{"f32":3.4028235e38}`, `{"f32":3.5e38}`, `{"s":1}`, `{"b":"true"}`,
+		`{"p":null,"l":[1,-32768,32767],"m":{"a":4294967295},"a":{"x":[1,"y",null]},"n":{"i":1,"n":{"s":"deep"}}}`,
+		`{"l":[32768]}`, `{"m":{"a":-1}}`, `{"I":1,"S":"folded"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if !json.Valid([]byte(text)) || !exactNumbers(text) || ambiguousKeys(text) {
+			return
+		}
+		var want decKinds
+		wantErr := json.Unmarshal([]byte(text), &want)
+		got, gotErr := decodeText[decKinds](text)
+		switch {
+		case wantErr == nil && gotErr != nil:
+			t.Fatalf("%s: encoding/json decodes it, the decoder says %v", text, gotErr)
+		case wantErr == nil && !reflect.DeepEqual(got, want):
+			t.Fatalf("%s:\n decoder       %+v\n encoding/json %+v", text, got, want)
+		case wantErr != nil && gotErr == nil && !strings.ContainsAny(text, ".eE") && !strings.Contains(text, "-0"):
+			t.Fatalf("%s: the decoder accepts it as %+v, encoding/json says %v", text, got, wantErr)
+		}
+	})
+}
+
+// exactNumbers reports whether float64 holds every number in text
+// exactly.
+func exactNumbers(text string) bool {
+	d := json.NewDecoder(strings.NewReader(text))
+	d.UseNumber()
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return err == io.EOF
+		}
+		n, ok := tok.(json.Number)
+		if !ok {
+			continue
+		}
+		exact, ok := new(big.Rat).SetString(string(n))
+		if !ok {
+			return false
+		}
+		f, err := strconv.ParseFloat(string(n), 64)
+		if err != nil || new(big.Rat).SetFloat64(f).Cmp(exact) != 0 {
+			return false
+		}
+	}
+}
+
+// ambiguousKeys reports whether an object in text has two keys that
+// encoding/json would match to one field (equal but for case). A key
+// written twice is not ambiguous: the later one wins on both sides.
+func ambiguousKeys(text string) bool {
+	var walk func(v any) bool
+	walk = func(v any) bool {
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				if walk(e) {
+					return true
+				}
+			}
+		case map[string]any:
+			seen := map[string]bool{}
+			for k, e := range x {
+				folded := strings.ToLower(strings.ToUpper(k))
+				if seen[folded] || walk(e) {
+					return true
+				}
+				seen[folded] = true
+			}
+		}
+		return false
+	}
+	var v any
+	if json.Unmarshal([]byte(text), &v) != nil {
+		return true
+	}
+	return walk(v)
 }

@@ -12,6 +12,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,13 +42,17 @@ type noteArgs struct {
 }
 
 func main() {
-	if err := run(); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := run(ctx, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
+// run plays the conversation, printing it to out, and returns the agent's
+// transcript.
+func run(ctx context.Context, out io.Writer) ([]providers.Message, error) {
 	weather := tools.Must(tools.New("weather", "Current weather for a city",
 		func(ctx context.Context, _ string, in weatherArgs, _ tools.UpdateFunc) (tools.Result, error) {
 			if err := pause(ctx, 300*time.Millisecond); err != nil { // a slow upstream API
@@ -76,9 +81,9 @@ func run() error {
 	scripted.Push(script()...)
 	provider, model, online := console.Backend(scripted)
 	if online {
-		fmt.Printf("agentloop quickstart: using %s at %s\n", model.ID, endpoint())
+		fmt.Fprintf(out, "agentloop quickstart: using %s at %s\n", model.ID, endpoint())
 	} else {
-		fmt.Println("agentloop quickstart: OPENAI_API_KEY is not set, so a scripted model (providers/faux) plays the assistant.")
+		fmt.Fprintln(out, "agentloop quickstart: OPENAI_API_KEY is not set, so a scripted model (providers/faux) plays the assistant.")
 	}
 
 	a := agent.New(agent.Options{
@@ -97,19 +102,18 @@ func run() error {
 			return loop.BeforeResult{}, nil
 		},
 	})
-	a.Subscribe(console.New(os.Stdout).Handle)
+	a.Subscribe(console.New(out).Handle)
 
 	prompt := "What's the weather in Oslo and Bergen, what time is it in Oslo, and save a note about it?"
-	fmt.Println("user:", prompt)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	fmt.Fprintln(out, "user:", prompt)
 	if err := a.Prompt(ctx, prompt); err != nil {
-		return err
+		return nil, err
 	}
-	if msg := a.State().ErrorMessage; msg != "" {
-		return fmt.Errorf("the model failed: %s", msg)
+	st := a.State()
+	if st.ErrorMessage != "" {
+		return st.Messages, fmt.Errorf("the model failed: %s", st.ErrorMessage)
 	}
-	return nil
+	return st.Messages, nil
 }
 
 // script is the scripted model's side of the conversation.

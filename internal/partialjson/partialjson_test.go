@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSalvage is the table of SPEC Appendix C, plus the repair rules.
@@ -85,27 +86,86 @@ func TestStreamMatchesWhole(t *testing.T) {
 	}
 }
 
+// TestHostile: input built to exhaust the parser (nesting past MaxDepth,
+// a lone surrogate, bytes that are not UTF-8, a number beyond float64) is
+// refused as incomplete, salvages what the rules say, and returns well
+// within a bound.
 func TestHostile(t *testing.T) {
-	for _, in := range []string{strings.Repeat("[", 100000), strings.Repeat(`{"a":`, 50000), `"\ud800`, "\xff\xfe", `{"a":1e999999}`} {
-		Parse(in) // must not panic or hang
+	for _, tc := range []struct {
+		name string
+		in   string
+		want any
+	}{
+		{"deep array", strings.Repeat("[", 100000), nil},
+		{"deep object", strings.Repeat(`{"a":`, 50000), nil},
+		{"lone surrogate", `"\ud800`, "\uFFFD"},
+		{"not UTF-8", "\xff\xfe", nil},
+		{"huge exponent", `{"a":1e999999}`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			type outcome struct {
+				v        any
+				complete bool
+			}
+			done := make(chan outcome, 1)
+			go func() { v, c := Parse(tc.in); done <- outcome{v, c} }()
+			select {
+			case o := <-done:
+				if o.complete || !reflect.DeepEqual(o.v, tc.want) {
+					t.Fatalf("Parse = %#v, complete %v; want %#v, incomplete", o.v, o.complete, tc.want)
+				}
+			case <-time.After(10 * time.Second): // it takes milliseconds
+				t.Fatal("Parse did not return")
+			}
+		})
 	}
 }
 
-// FuzzParse: never panics; a complete verdict means the value survives a
-// JSON round trip; a prefix never parses to something that is not a value.
+// FuzzParse checks, for any text: Parse never panics; a complete verdict
+// means the text (possibly repaired) is JSON and the value is what
+// encoding/json decodes and survives a round trip through it; valid JSON is
+// always complete; a strict prefix of a valid JSON object never counts as
+// complete, and salvages an object or nothing; and a Stream fed the text in
+// pieces ends with the same value as ParseObject.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{``, `{}`, `{"a":"hel`, `{"a":[1,{"b":tr`, `{"a":"\u00`, `{"a":1e`, "{\"a\":\"x\ny\"}", `[[[[`} {
+	for _, s := range []string{``, `{}`, `{"a":"hel`, `{"a":[1,{"b":tr`, `{"a":"\u00`, `{"a":1e`, "{\"a\":\"x\ny\"}", `[[[[`,
+		`{"a":[1,2,{"b":null}],"c":"d\u00e9"}`, `{"k":-0.5e3,"t":true,"f":false}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		in := strings.Clone(s)
 		v, complete := Parse(s)
-		if s != in {
-			t.Fatal("input mutated")
+		var want any
+		if json.Unmarshal([]byte(s), &want) == nil {
+			if !complete {
+				t.Fatalf("valid JSON %q parsed as incomplete", s)
+			}
+			if strings.TrimSpace(s) != "" && !reflect.DeepEqual(v, want) {
+				t.Fatalf("Parse(%q) = %#v, encoding/json gives %#v", s, v, want)
+			}
 		}
 		if complete {
-			if _, err := json.Marshal(v); err != nil {
+			b, err := json.Marshal(v)
+			if err != nil {
 				t.Fatalf("complete value does not encode: %v", err)
+			}
+			var back any
+			if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, v) {
+				t.Fatalf("round trip of %#v gives %#v (%v)", v, back, err)
+			}
+		}
+		if _, ok := want.(map[string]any); ok && len(s) <= 512 {
+			for i := 1; i < len(s); i++ {
+				p := s[:i]
+				if strings.TrimSpace(p) == "" || json.Valid([]byte(p)) {
+					continue
+				}
+				pv, pc := Parse(p)
+				if pc {
+					t.Fatalf("prefix %q counts as complete", p)
+				}
+				if _, isObj := pv.(map[string]any); pv != nil && !isObj {
+					t.Fatalf("prefix %q of an object salvages %#v", p, pv)
+				}
 			}
 		}
 		var st Stream
@@ -114,6 +174,11 @@ func FuzzParse(f *testing.F) {
 		}
 		if st.Text() != s {
 			t.Fatal("stream lost text")
+		}
+		fv, fc := st.Final()
+		ov, oc := ParseObject(s)
+		if fc != oc || !reflect.DeepEqual(fv, ov) {
+			t.Fatalf("stream ends with %#v (%v), ParseObject gives %#v (%v)", fv, fc, ov, oc)
 		}
 	})
 }
