@@ -61,5 +61,6 @@ func benchTurns(b *testing.B, k int) {
 // BenchmarkTurn1 is one tool call per turn (the long-run workload's shape).
 func BenchmarkTurn1(b *testing.B) { benchTurns(b, 1) }
 
-// BenchmarkTurn8 is eight parallel calls per turn (tool-heavy's shape).
+// BenchmarkTurn8 is eight calls per turn (tool-heavy's shape): bodies that
+// return at once, each started on a goroutine of its own, together.
 func BenchmarkTurn8(b *testing.B) { benchTurns(b, 8) }

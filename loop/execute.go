@@ -61,18 +61,31 @@ func (r *run) runParallel(a providers.AssistantMessage, calls, prepared []*call)
 
 // execute runs a prepared call's body and the after-call hook, leaving the
 // outcome in c.
+//
+// Parallel bodies run on fresh goroutines, whose stacks start small: the
+// functions here keep their frames small (results go straight into c, the
+// rare paths are functions of their own) so that a body that needs little
+// stack does not cost a stack copy.
 func (r *run) execute(a providers.AssistantMessage, c *call) {
-	res, err := r.runBody(c)
-	if err != nil {
-		c.result, c.isError = errorResult(err.Error()), true
-	} else {
-		c.result, c.isError = res, false
+	if err := r.runBody(c); err != nil {
+		c.failWith(err)
 	}
 	if r.cfg.AfterToolCall != nil {
 		r.after(a, c)
 	}
+	r.capResult(c)
+}
+
+// failWith turns a body's error into the call's error result.
+func (c *call) failWith(err error) {
+	c.fail(err.Error())
+}
+
+// capResult replaces a result whose text is over MaxResultBytes with an
+// error result saying so.
+func (r *run) capResult(c *call) {
 	if n, max := textBytes(c.result.Content), limit(r.cfg.MaxResultBytes, DefaultMaxResultBytes); n > max {
-		c.result, c.isError = errorResult(oversizedResultText(c.tc.Name, n, max)), true
+		c.fail(oversizedResultText(c.tc.Name, n, max))
 	}
 }
 
@@ -99,27 +112,38 @@ func (u *updates) settle() {
 	u.mu.Unlock()
 }
 
-// runBody runs the tool body with panic recovery and the tool's timeout.
-func (r *run) runBody(c *call) (tools.Result, error) {
-	u := &c.updates
-	defer u.settle()
-	update := func(p tools.Result) {
+// updater returns the function a body calls to publish progress.
+func (r *run) updater(c *call) tools.UpdateFunc {
+	return func(p tools.Result) {
+		u := &c.updates
 		u.mu.Lock()
 		defer u.mu.Unlock()
 		if !u.settled {
 			r.emit(events.ToolExecutionUpdate{ToolCallID: c.tc.ID, ToolName: c.tc.Name, Args: c.tc.Arguments, Partial: p})
 		}
 	}
+}
+
+// runBody runs the tool body with panic recovery and the tool's timeout,
+// leaving a successful result in c.
+func (r *run) runBody(c *call) (err error) {
+	defer c.updates.settle()
 	timeout := c.tool.Timeout
 	if timeout == 0 {
 		timeout = r.cfg.ToolTimeout
 	}
-	if timeout <= 0 {
-		return callBody(r.ctx, c, update)
+	if timeout > 0 {
+		return r.runBodyWithin(c, timeout)
 	}
-	// With a timeout the body runs on its own goroutine, so that a body
-	// that ignores cancellation cannot hold the run past its deadline. Its
-	// late result is discarded when it finally returns.
+	defer recoverTo(&err)
+	c.result, err = c.tool.Execute(r.ctx, c.tc.ID, c.bound, r.updater(c))
+	return err
+}
+
+// runBodyWithin runs the body on its own goroutine, so that a body that
+// ignores cancellation cannot hold the run past its deadline. Its late
+// result is discarded when it finally returns.
+func (r *run) runBodyWithin(c *call, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(r.ctx, timeout)
 	defer cancel()
 	type outcome struct {
@@ -127,6 +151,7 @@ func (r *run) runBody(c *call) (tools.Result, error) {
 		err error
 	}
 	done := make(chan outcome, 1)
+	update := r.updater(c)
 	go func() {
 		res, err := callBody(ctx, c, update)
 		done <- outcome{res, err}
@@ -135,10 +160,13 @@ func (r *run) runBody(c *call) (tools.Result, error) {
 	defer timer.Stop()
 	select {
 	case o := <-done:
-		return o.res, o.err
+		if o.err == nil {
+			c.result, c.isError = o.res, false
+		}
+		return o.err
 	case <-timer.C:
-		u.settle()
-		return tools.Result{}, fmt.Errorf("Tool %s timed out after %v", c.tc.Name, timeout)
+		c.updates.settle()
+		return fmt.Errorf("Tool %s timed out after %v", c.tc.Name, timeout)
 	}
 }
 

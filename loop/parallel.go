@@ -16,15 +16,30 @@ import (
 // its siblings.
 func (r *run) runTogether(a providers.AssistantMessage, prepared []*call) {
 	var g errgroup.Group
+	inline := prepared[len(prepared)-1]
 	if r.cfg.MaxParallelTools > 0 {
 		g.SetLimit(r.cfg.MaxParallelTools)
+		inline = nil
 	}
 	for _, c := range prepared {
+		if c == inline {
+			break
+		}
 		g.Go(func() error {
-			r.execute(a, c)
-			r.emitEnd(c)
+			r.finish(a, c)
 			return nil
 		})
 	}
+	if inline != nil {
+		// With no limit, the last body runs on this goroutine, which would
+		// otherwise only wait: it starts as the others do, right after them.
+		r.finish(a, inline)
+	}
 	_ = g.Wait()
+}
+
+// finish runs a prepared call's body and publishes its end.
+func (r *run) finish(a providers.AssistantMessage, c *call) {
+	r.execute(a, c)
+	r.emitEnd(c)
 }

@@ -22,15 +22,23 @@ func suiteDir(t *testing.T) string {
 	return filepath.Join(strings.TrimSpace(string(out)), "jsonschema", "testdata", "draft2020-12")
 }
 
-// TestCheckerAgreesWithGoogleOnSuite runs every case of the official test
-// suite that the compiled checker decides on its own, and requires its
-// verdict to be google/jsonschema-go's.
+// TestCheckerAgreesWithGoogleOnSuite runs the official test suite through
+// the verdict a tool gives (Tool.valid) and requires it to be
+// google/jsonschema-go's on the schema as written. Each group of cases is
+// one of:
+//   - decided: the compiled checker decides on its own;
+//   - deferred: the tool is built but leaves the verdict to google (the
+//     schema uses keywords the checker does not implement);
+//   - refused: google resolves the schema but NewJSON refuses it, so no
+//     tool can have it (a known gap, listed by name);
+//   - unresolved: google itself cannot resolve the schema (remote refs, ...).
 func TestCheckerAgreesWithGoogleOnSuite(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(suiteDir(t), "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no suite files: %v", err)
 	}
-	var decided, judged int
+	var decided, deferred, unresolved int
+	var refused []string
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
@@ -50,29 +58,36 @@ func TestCheckerAgreesWithGoogleOnSuite(t *testing.T) {
 		for _, g := range groups {
 			var s jsonschema.Schema
 			if json.Unmarshal(g.Schema, &s) != nil {
+				unresolved += len(g.Tests)
 				continue
 			}
 			resolved, err := s.Resolve(&jsonschema.ResolveOptions{})
 			if err != nil {
+				unresolved += len(g.Tests)
 				continue
 			}
-			root, err := compileSchema(&s)
-			if err != nil || !decides(root) {
-				judged += len(g.Tests)
+			tool, err := NewJSON("t", "", g.Schema, noop)
+			if err != nil {
+				refused = append(refused, filepath.Base(file)+" / "+g.Description)
 				continue
 			}
 			for _, tc := range g.Tests {
-				decided++
+				if tool.decides {
+					decided++
+				} else {
+					deferred++
+				}
 				want := resolved.Validate(tc.Data) == nil
-				if got := root.valid(tc.Data); got != want {
-					t.Errorf("%s / %s / %s: checker says valid=%v, google says %v\nschema: %s",
-						filepath.Base(file), g.Description, tc.Description, got, want, g.Schema)
+				if got := tool.valid(tc.Data); got != want {
+					t.Errorf("%s / %s / %s (checker decides: %v): tool says valid=%v, google says %v\nschema: %s",
+						filepath.Base(file), g.Description, tc.Description, tool.decides, got, want, g.Schema)
 				}
 			}
 		}
 	}
-	t.Logf("%d cases decided by the checker, %d left to google", decided, judged)
-	if decided < 500 {
-		t.Errorf("only %d suite cases decided by the checker", decided)
+	t.Logf("cases: %d decided by the checker, %d deferred to google; %d not resolvable by google", decided, deferred, unresolved)
+	t.Logf("%d schema groups google resolves but NewJSON refuses:\n  %s", len(refused), strings.Join(refused, "\n  "))
+	if decided < 500 || deferred == 0 {
+		t.Errorf("only %d suite cases decided by the checker, %d deferred", decided, deferred)
 	}
 }

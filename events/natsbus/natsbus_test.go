@@ -268,23 +268,26 @@ func TestAbortOverNATS(t *testing.T) {
 	}
 }
 
-// TestServerRestartMidRun restarts the server while the worker's tools run:
-// the publisher retries, the consumer reconnects, and no event is lost or
+// TestServerRestartMidRun stops the server while the worker's tools run
+// and starts it again only once a publish has failed for want of it: the
+// publisher retries, the consumer reconnects, and no event is lost or
 // repeated.
 func TestServerRestartMidRun(t *testing.T) {
 	srv := startServer(t)
 	run := "run-restart"
 	release, started := make(chan struct{}), make(chan struct{})
-	a, pub := worker(t, srv.connect(t), run, release, started)
+	js := &failWitness{JetStream: srv.connect(t), failed: make(chan struct{})}
+	a, pub := worker(t, js, run, release, started)
 	col, _ := subscribeAll(t, srv.connect(t), run)
 	done := prompt(a)
 	<-started
 	srv.stop()
-	go func() {
-		time.Sleep(300 * time.Millisecond) // the run publishes into the outage
-		close(release)
-	}()
-	time.Sleep(600 * time.Millisecond) // stay down across the tool results
+	close(release) // the tool results are published into the outage
+	select {
+	case <-js.failed:
+	case <-time.After(60 * time.Second):
+		t.Fatal("no publish was attempted while the server was down")
+	}
 	srv.start()
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -295,6 +298,21 @@ func TestServerRestartMidRun(t *testing.T) {
 	if pub.Failed() != 0 {
 		t.Fatalf("%d events lost", pub.Failed())
 	}
+}
+
+// failWitness is a JetStream client that reports its first failed publish.
+type failWitness struct {
+	jetstream.JetStream
+	once   sync.Once
+	failed chan struct{}
+}
+
+func (w *failWitness) PublishMsg(ctx context.Context, msg *nats.Msg, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
+	ack, err := w.JetStream.PublishMsg(ctx, msg, opts...)
+	if err != nil {
+		w.once.Do(func() { close(w.failed) })
+	}
+	return ack, err
 }
 
 // TestLateConsumer joins after the run ended, from the start and from the
