@@ -1,5 +1,3 @@
-//go:build soak
-
 package agent
 
 import (
@@ -17,13 +15,15 @@ import (
 	"github.com/agentloop/agentloop/tools"
 )
 
-// TestSoak runs 1,000 agents at once, 50 turns each, with parallel tools
-// that sleep a little at random. Every transcript must be well formed and
-// no goroutine may be left (TestMain checks). Run with:
+// TestSoak runs many agents at once, each for many turns, with parallel
+// tools that sleep a little at random. Every transcript must be well formed
+// and no goroutine may be left (TestMain checks). By default it runs
+// soakAgents agents (100 × 20 turns); the full size, 1,000 agents × 50
+// turns, runs with the soak build tag:
 //
 //	go test -tags soak -race -run TestSoak ./agent/
 func TestSoak(t *testing.T) {
-	const agents, turns, calls = 1000, 50, 3
+	const agents, turns, calls = soakAgents, soakTurns, 3
 	tool := tools.Must(tools.New("work", "", func(ctx context.Context, id string, a labelArgs, up tools.UpdateFunc) (tools.Result, error) {
 		up(tools.TextResult("started " + id))
 		select {

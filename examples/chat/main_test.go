@@ -2,12 +2,14 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+	"time"
 )
 
 func TestChatCommands(t *testing.T) {
@@ -25,14 +27,40 @@ func TestChatCommands(t *testing.T) {
 	}
 }
 
-// TestChatInterruptStopsRunNotProgram sends a real SIGINT while a reply
-// streams: the run stops, the chat goes on.
+// TestChatInterruptStopsRunNotProgram runs the chat in a child process
+// (this test binary, re-run as the chat) and sends that process a real
+// SIGINT while a reply streams: the run stops, the chat goes on.
 func TestChatInterruptStopsRunNotProgram(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "")
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- chat(inR, outW, true); outW.Close() }()
+	if os.Getenv("CHAT_CHILD") == "1" {
+		if err := chat(os.Stdin, os.Stdout, true); err != nil {
+			fmt.Fprintln(os.Stderr, "chat:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestChatInterruptStopsRunNotProgram$")
+	cmd.Env = append(os.Environ(), "CHAT_CHILD=1", "OPENAI_API_KEY=")
+	cmd.Stderr = os.Stderr
+	inW, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
+	wait := func() error { <-exited; return waitErr }
+	t.Cleanup(func() { cmd.Process.Kill(); wait() })
+	// A watchdog: a chat that hangs is killed, which ends its output.
+	watchdog := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+	defer watchdog.Stop()
+
 	lines := bufio.NewReader(outR)
 	expect := func(s string) {
 		t.Helper()
@@ -47,17 +75,22 @@ func TestChatInterruptStopsRunNotProgram(t *testing.T) {
 	}
 	expect("> ")
 	long := strings.Repeat("word ", 400)
-	go inW.Write([]byte(long + "\n"))
+	if _, err := io.WriteString(inW, long+"\n"); err != nil {
+		t.Fatal(err)
+	}
 	expect("assistant: ")
-	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
 	expect("(stopped)")
 	expect("> ")
-	go func() { inW.Write([]byte("hi again\n")); inW.Close() }()
-	expect(`You said "hi again"`)
-	go io.Copy(io.Discard, lines)
-	if err := <-done; err != nil {
+	if _, err := io.WriteString(inW, "hi again\n"); err != nil {
 		t.Fatal(err)
+	}
+	expect(`You said "hi again"`)
+	inW.Close() // end of input: the chat exits
+	go io.Copy(io.Discard, lines)
+	if err := wait(); err != nil {
+		t.Fatalf("the chat did not exit cleanly after the interrupt: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -43,8 +44,9 @@ func TestSendRejectsBadInput(t *testing.T) {
 }
 
 // chromium finds Debian's Chromium. Outside CI a machine without it skips
-// the browser test; in CI (CI=true) a missing browser is a failure, since
-// .ci/run installs it.
+// the browser test and says so on stdout, which go test shows without -v
+// (run in the package's folder, or with -v for a list of packages); in CI
+// (CI set) a missing browser is a failure, since .ci/run installs it.
 func chromium(t *testing.T) string {
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -54,7 +56,9 @@ func chromium(t *testing.T) string {
 	if os.Getenv("CI") != "" {
 		t.Fatal("no Chromium on this machine; .ci/run installs Debian's chromium")
 	}
-	t.Skip("no Chromium on this machine (apt-get install chromium)")
+	const why = "no Chromium on this machine (apt-get install chromium)"
+	fmt.Printf("SKIP %s: %s\n", t.Name(), why)
+	t.Skip(why)
 	return ""
 }
 
