@@ -12,11 +12,9 @@ package agent
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/loop"
@@ -24,60 +22,42 @@ import (
 	"github.com/agentloop/agentloop/tools"
 )
 
-// Errors returned for calls the agent's state does not allow.
-var (
-	// ErrBusy is returned by Prompt, Continue, Reset and SetMessages while
-	// a run is active. Use Steer or FollowUp to queue messages for the
-	// active run, or Wait for it to end.
-	ErrBusy = errors.New("agent: already processing a prompt; use Steer or FollowUp to queue messages, or Wait for completion")
-	// ErrNoMessages is returned by Continue on an empty transcript.
-	ErrNoMessages = errors.New("agent: no messages to continue from")
-	// ErrContinueAssistant is returned by Continue when the transcript ends
-	// with an assistant message and no message is queued.
-	ErrContinueAssistant = errors.New("agent: cannot continue from message role: assistant")
-)
+// ErrBusy is returned by Prompt, Continue, Reset and SetMessages while a
+// run is active. Use Steer or FollowUp to queue messages for the active
+// run, or Wait for it to end.
+var ErrBusy = errors.New("agent: a run is active; use Steer or FollowUp to queue messages, or Wait for it to end")
 
 // QueueMode says how many queued messages a run takes at each point where
 // it picks them up.
 type QueueMode int
 
 const (
-	// OneAtATime delivers the oldest queued message only; the rest wait
-	// for the next turn. It is the default.
-	OneAtATime QueueMode = iota
-	// All delivers every queued message at once.
-	All
+	// QueueOneAtATime delivers the oldest queued message only; the rest
+	// wait for the next turn. It is the default.
+	QueueOneAtATime QueueMode = iota
+	// QueueAll delivers every queued message at once.
+	QueueAll
 )
 
-// Options configure an Agent. Provider and Model are required for a run;
-// everything else is optional.
+// Options configure an Agent. Config.Provider and Config.Model are
+// required; everything else is optional.
 type Options struct {
+	// Config is the loop's configuration: provider, model, request
+	// options, hooks and limits. Its SteeringMessages and
+	// FollowUpMessages must be nil: the agent feeds the loop from its own
+	// queues (see Steer and FollowUp). A nil ConvertToLLM keeps user,
+	// assistant and tool-result messages (loop.StandardMessages).
+	loop.Config
+
 	SystemPrompt string
-	Model        providers.Model
-	Provider     providers.Provider
 	Tools        []*tools.Tool
 	// Messages is the initial transcript, for example a loaded session.
 	Messages []providers.Message
-	// StreamOptions are the request options; StreamOptions.APIKey is the
-	// key used when GetAPIKey is nil.
-	StreamOptions providers.Options
-	GetAPIKey     func(ctx context.Context, provider string) (string, error)
 
-	BeforeToolCall func(ctx context.Context, call loop.BeforeToolCall) (loop.BeforeResult, error)
-	AfterToolCall  func(ctx context.Context, call loop.AfterToolCall) (loop.AfterResult, error)
-	// TransformContext rewrites the transcript for one request only.
-	TransformContext func(ctx context.Context, messages []providers.Message) ([]providers.Message, error)
-	// ConvertToLLM turns the transcript into provider messages; nil keeps
-	// user, assistant and tool-result messages (loop.StandardMessages).
-	ConvertToLLM        func(ctx context.Context, messages []providers.Message) ([]providers.Message, error)
-	PrepareNextTurn     func(ctx context.Context, turn loop.Turn) (loop.TurnUpdate, error)
-	ShouldStopAfterTurn func(ctx context.Context, turn loop.Turn) bool
-
-	ToolExecution    tools.Mode
-	MaxParallelTools int
-	ToolTimeout      time.Duration
-	SteeringMode     QueueMode
-	FollowUpMode     QueueMode
+	// SteeringMode and FollowUpMode say how many queued messages a run
+	// takes at a time; the default is one.
+	SteeringMode QueueMode
+	FollowUpMode QueueMode
 
 	// Logger receives subscriber panics; nil means slog.Default().
 	Logger *slog.Logger
@@ -105,13 +85,24 @@ type activeRun struct {
 	done   chan struct{}
 }
 
-// New returns an idle Agent.
-func New(opts Options) *Agent {
+// New returns an idle Agent, or an error for options no run could use: no
+// provider, a tool not built by package tools, two tools of one name, or
+// steering or follow-up pollers of the caller's own.
+func New(opts Options) (*Agent, error) {
+	switch {
+	case opts.Provider == nil:
+		return nil, loop.ErrNoProvider
+	case opts.SteeringMessages != nil || opts.FollowUpMessages != nil:
+		return nil, errors.New("agent: Options.SteeringMessages and FollowUpMessages must be nil; queue messages with Steer and FollowUp")
+	}
+	if err := loop.CheckTools(opts.Tools); err != nil {
+		return nil, err
+	}
 	a := &Agent{opts: opts, messages: slices.Clone(opts.Messages)}
 	a.opts.Tools = slices.Clone(opts.Tools)
 	a.opts.Messages = nil
 	a.bus.Logger = opts.Logger
-	return a
+	return a, nil
 }
 
 // Subscribe registers fn for every event of every run and returns a function
@@ -141,20 +132,19 @@ func (a *Agent) Prompt(ctx context.Context, text string, images ...providers.Ima
 }
 
 // PromptMessages starts a run with the given messages and returns when it
-// has fully ended. While a run is active it returns ErrBusy at once.
+// has fully ended (subscribers included). While a run is active it returns
+// ErrBusy at once.
 //
-// A model failure or an abort is not an error: the run ends with an
-// assistant message whose stop reason is error or aborted, and State
-// reports its error message. PromptMessages returns an error only when the
-// run failed outside the loop's contract (a provider that refused the
-// request, a failing hook, a panic); the agent then closes the run with a
-// synthesized error message, so it never stays busy.
+// The error is nil when the model finished. A run that ended failed or
+// aborted returns a *loop.RunError holding its last message (for a
+// cancelled run, errors.Is(err, context.Canceled) holds); the transcript
+// keeps everything that happened either way.
 func (a *Agent) PromptMessages(ctx context.Context, msgs ...providers.Message) error {
 	r, c, cfg, err := a.start(ctx, false)
 	if err != nil {
 		return err
 	}
-	return a.finish(r, func(emit events.Sink) error {
+	return a.finish(r, func(emit events.Handler) error {
 		_, err := loop.Run(r.ctx, msgs, c, cfg, emit)
 		return err
 	})
@@ -164,7 +154,8 @@ func (a *Agent) PromptMessages(ctx context.Context, msgs ...providers.Message) e
 // user or tool-result message, the loop continues from it. When it ends
 // with an assistant message, Continue starts a run with the queued steering
 // messages (by the steering mode), or else the queued follow-up messages;
-// with none queued it returns ErrContinueAssistant.
+// with none queued it returns loop.ErrContinueAssistant. Its error is
+// PromptMessages'.
 func (a *Agent) Continue(ctx context.Context) error {
 	a.mu.Lock()
 	switch {
@@ -173,7 +164,7 @@ func (a *Agent) Continue(ctx context.Context) error {
 		return ErrBusy
 	case len(a.messages) == 0:
 		a.mu.Unlock()
-		return ErrNoMessages
+		return loop.ErrNoMessages
 	}
 	if a.messages[len(a.messages)-1].Role() != providers.RoleAssistant {
 		a.mu.Unlock()
@@ -181,7 +172,7 @@ func (a *Agent) Continue(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		return a.finish(r, func(emit events.Sink) error {
+		return a.finish(r, func(emit events.Handler) error {
 			_, err := loop.Continue(r.ctx, c, cfg, emit)
 			return err
 		})
@@ -194,7 +185,7 @@ func (a *Agent) Continue(ctx context.Context) error {
 	}
 	a.mu.Unlock()
 	if len(queued) == 0 {
-		return ErrContinueAssistant
+		return loop.ErrContinueAssistant
 	}
 	r, c, cfg, err := a.start(ctx, skipFirstPoll)
 	if err != nil {
@@ -208,7 +199,7 @@ func (a *Agent) Continue(ctx context.Context) error {
 		a.mu.Unlock()
 		return err
 	}
-	return a.finish(r, func(emit events.Sink) error {
+	return a.finish(r, func(emit events.Handler) error {
 		_, err := loop.Run(r.ctx, queued, c, cfg, emit)
 		return err
 	})
@@ -216,102 +207,63 @@ func (a *Agent) Continue(ctx context.Context) error {
 
 // run is one active run as the agent drives it.
 type run struct {
-	ctx     context.Context
-	active  *activeRun
-	started bool // agent_start was published
+	ctx    context.Context
+	active *activeRun
 }
 
-// start claims the agent for a run and builds the loop's context and
+// start claims the agent for a run and builds the loop's conversation and
 // configuration from the current options.
-func (a *Agent) start(ctx context.Context, skipFirstSteeringPoll bool) (*run, loop.Context, loop.Config, error) {
+func (a *Agent) start(ctx context.Context, skipFirstSteeringPoll bool) (*run, loop.Conversation, loop.Config, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.active != nil {
-		return nil, loop.Context{}, loop.Config{}, ErrBusy
+		return nil, loop.Conversation{}, loop.Config{}, ErrBusy
 	}
 	rctx, cancel := context.WithCancel(ctx)
 	r := &run{ctx: rctx, active: &activeRun{cancel: cancel, done: make(chan struct{})}}
 	a.active = r.active
 	a.streaming, a.pending, a.errorMsg = nil, nil, ""
 	o := a.opts
-	c := loop.Context{SystemPrompt: o.SystemPrompt, Messages: slices.Clip(slices.Clone(a.messages)), Tools: slices.Clone(o.Tools)}
-	convert := o.ConvertToLLM
-	if convert == nil {
-		convert = loop.StandardMessages
+	c := loop.Conversation{SystemPrompt: o.SystemPrompt, Messages: slices.Clip(slices.Clone(a.messages)), Tools: slices.Clone(o.Tools)}
+	cfg := o.Config
+	if cfg.ConvertToLLM == nil {
+		cfg.ConvertToLLM = loop.StandardMessages
 	}
 	skip := skipFirstSteeringPoll
-	cfg := loop.Config{
-		Provider: o.Provider, Model: o.Model, Options: o.StreamOptions, GetAPIKey: o.GetAPIKey,
-		TransformContext: o.TransformContext, ConvertToLLM: convert,
-		BeforeToolCall: o.BeforeToolCall, AfterToolCall: o.AfterToolCall,
-		PrepareNextTurn: o.PrepareNextTurn, ShouldStopAfterTurn: o.ShouldStopAfterTurn,
-		ToolExecution: o.ToolExecution, MaxParallelTools: o.MaxParallelTools, ToolTimeout: o.ToolTimeout,
-		SteeringMessages: func(context.Context) []providers.Message {
-			a.mu.Lock()
-			defer a.mu.Unlock()
-			if skip {
-				skip = false
-				return nil
-			}
-			return drain(&a.steering, a.opts.SteeringMode)
-		},
-		FollowUpMessages: func(context.Context) []providers.Message {
-			a.mu.Lock()
-			defer a.mu.Unlock()
-			return drain(&a.followUp, a.opts.FollowUpMode)
-		},
+	cfg.SteeringMessages = func(context.Context) []providers.Message {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if skip {
+			skip = false
+			return nil
+		}
+		return drain(&a.steering, a.opts.SteeringMode)
+	}
+	cfg.FollowUpMessages = func(context.Context) []providers.Message {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return drain(&a.followUp, a.opts.FollowUpMode)
 	}
 	return r, c, cfg, nil
 }
 
-// finish drives the run to its end: it runs body with the agent's sink,
-// closes a failed run with a synthesized message, and releases the agent.
-func (a *Agent) finish(r *run, body func(events.Sink) error) (err error) {
+// finish drives the run to its end with the agent's handler, which folds
+// each event into the agent's state before its subscribers see it, and
+// releases the agent. The loop closes every run it starts with agent_end,
+// failed ones included.
+func (a *Agent) finish(r *run, body func(events.Handler) error) error {
 	emit := func(ctx context.Context, e events.Event) {
-		if _, ok := e.(events.AgentStart); ok {
-			r.started = true
-		}
 		a.reduce(e)
 		a.bus.Publish(ctx, e)
 	}
 	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("agent: panic: %v", p)
-			a.fail(r, emit, err)
-		}
 		a.mu.Lock()
 		a.streaming, a.pending, a.active = nil, nil, nil
 		a.mu.Unlock()
 		r.active.cancel()
 		close(r.active.done)
 	}()
-	if err = body(emit); err != nil {
-		a.fail(r, emit, err)
-		return fmt.Errorf("agent: run failed: %w", err)
-	}
-	return nil
-}
-
-// fail publishes the closing events of a run the loop could not finish: an
-// assistant message carrying the error, its turn_end and agent_end.
-func (a *Agent) fail(r *run, emit events.Sink, cause error) {
-	a.mu.Lock()
-	m := a.opts.Model
-	a.mu.Unlock()
-	reason := providers.StopReasonError
-	if r.ctx.Err() != nil {
-		reason = providers.StopReasonAborted
-	}
-	msg := providers.AssistantMessage{Content: []providers.Content{providers.Text{}}, API: m.API, Provider: m.Provider,
-		Model: m.ID, StopReason: reason, ErrorMessage: cause.Error(), Timestamp: providers.Now()}
-	if !r.started {
-		emit(r.ctx, events.AgentStart{})
-		emit(r.ctx, events.TurnStart{})
-	}
-	emit(r.ctx, events.MessageStart{Message: msg})
-	emit(r.ctx, events.MessageEnd{Message: msg})
-	emit(r.ctx, events.TurnEnd{Message: msg, ToolResults: []providers.ToolResultMessage{}})
-	emit(r.ctx, events.AgentEnd{Messages: []providers.Message{msg}})
+	return body(emit)
 }
 
 // reduce folds one event into the agent's state before subscribers see it.
@@ -347,7 +299,7 @@ func drain(q *[]providers.Message, mode QueueMode) []providers.Message {
 	if len(*q) == 0 {
 		return nil
 	}
-	if mode == All {
+	if mode == QueueAll {
 		out := *q
 		*q = nil
 		return out

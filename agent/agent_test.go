@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -23,8 +24,17 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 var model = providers.Model{ID: "faux-1", API: "faux", Provider: "faux"}
 
+// mustNew is New for options known to be valid.
+func mustNew(opts Options) *Agent {
+	a, err := New(opts)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
 func newAgent(p providers.Provider, ts ...*tools.Tool) *Agent {
-	return New(Options{Provider: p, Model: model, Tools: ts})
+	return mustNew(Options{Config: loop.Config{Provider: p, Model: model}, Tools: ts})
 }
 
 func roles(msgs []providers.Message) string {
@@ -56,15 +66,15 @@ type labelArgs struct {
 }
 
 func TestDefaultAndInitialState(t *testing.T) {
-	s := New(Options{}).State()
+	s := mustNew(Options{Config: loop.Config{Provider: faux.New()}}).State()
 	if s.SystemPrompt != "" || len(s.Tools) != 0 || len(s.Messages) != 0 || s.IsStreaming || s.StreamingMessage != nil ||
 		len(s.PendingToolCalls) != 0 || s.ErrorMessage != "" {
 		t.Fatalf("default state %+v", s)
 	}
-	tool := tools.Must(tools.New("t", "", func(context.Context, string, labelArgs, tools.UpdateFunc) (tools.Result, error) {
+	tool := tools.Must(tools.New(tools.Config{Name: "t"}, func(context.Context, labelArgs) (tools.Result, error) {
 		return tools.Result{}, nil
 	}))
-	a := New(Options{SystemPrompt: "be brief", Model: model, Tools: []*tools.Tool{tool}, Messages: []providers.Message{providers.NewUserText("x")}})
+	a := mustNew(Options{Config: loop.Config{Provider: faux.New(), Model: model}, SystemPrompt: "be brief", Tools: []*tools.Tool{tool}, Messages: []providers.Message{providers.NewUserText("x")}})
 	s = a.State()
 	if s.SystemPrompt != "be brief" || s.Model != model || len(s.Tools) != 1 || len(s.Messages) != 1 {
 		t.Fatalf("initial state %+v", s)
@@ -96,14 +106,16 @@ func (refusing) Stream(context.Context, *providers.Request) (iter.Seq[providers.
 	return nil, errors.New("provider exploded")
 }
 
-// TestSynthesizedFailure: a run the loop cannot finish still closes with a
-// full event sequence and an error message in the transcript.
-func TestSynthesizedFailure(t *testing.T) {
+// TestFailedRun: a run the provider refuses still closes with a full event
+// sequence and an error message in the transcript, and Prompt returns a
+// *loop.RunError holding that message.
+func TestFailedRun(t *testing.T) {
 	a := newAgent(refusing{})
 	var types []string
 	a.Subscribe(func(_ context.Context, e events.Event) { types = append(types, string(e.Type())) })
 	err := a.Prompt(context.Background(), "hi")
-	if err == nil || !strings.Contains(err.Error(), "provider exploded") {
+	var re *loop.RunError
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "provider exploded") {
 		t.Fatalf("Prompt error %v", err)
 	}
 	if got := strings.Join(types, ","); got != "agent_start,turn_start,message_start,message_end,message_start,message_end,turn_end,agent_end" {
@@ -176,8 +188,8 @@ func TestAbortReachesSubscribersContext(t *testing.T) {
 		t.Fatal("run context cancelled too early")
 	}
 	a.Abort()
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("an aborted Prompt returned %v", err)
 	}
 	if runCtx.Err() == nil {
 		t.Fatal("subscriber's context not cancelled by Abort")
@@ -229,7 +241,7 @@ func TestBusyErrors(t *testing.T) {
 // drainTool queues s1, s2 as steering and f1, f2 as follow-ups while it
 // runs.
 func drainTool(a **Agent) *tools.Tool {
-	return tools.Must(tools.New("queue", "", func(context.Context, string, labelArgs, tools.UpdateFunc) (tools.Result, error) {
+	return tools.Must(tools.New(tools.Config{Name: "queue"}, func(context.Context, labelArgs) (tools.Result, error) {
 		(*a).SteerText("s1")
 		(*a).SteerText("s2")
 		(*a).FollowUpText("f1")
@@ -243,8 +255,8 @@ func TestDrainOrders(t *testing.T) {
 		mode QueueMode
 		want string
 	}{
-		{OneAtATime, "user,assistant,toolResult,s1,assistant,s2,assistant,f1,assistant,f2,assistant"},
-		{All, "user,assistant,toolResult,s1,s2,assistant,f1,f2,assistant"},
+		{QueueOneAtATime, "user,assistant,toolResult,s1,assistant,s2,assistant,f1,assistant,f2,assistant"},
+		{QueueAll, "user,assistant,toolResult,s1,s2,assistant,f1,f2,assistant"},
 	}
 	for _, tc := range tests {
 		var a *Agent
@@ -252,7 +264,7 @@ func TestDrainOrders(t *testing.T) {
 		for range 5 {
 			p.Push(faux.Reply(faux.Text("ok")))
 		}
-		a = New(Options{Provider: p, Model: model, Tools: []*tools.Tool{drainTool(&a)}, SteeringMode: tc.mode, FollowUpMode: tc.mode})
+		a = mustNew(Options{Config: loop.Config{Provider: p, Model: model}, Tools: []*tools.Tool{drainTool(&a)}, SteeringMode: tc.mode, FollowUpMode: tc.mode})
 		if err := a.Prompt(context.Background(), "go"); err != nil {
 			t.Fatal(err)
 		}
@@ -282,11 +294,11 @@ func TestSteerAndFollowUpDoNotTouchTranscript(t *testing.T) {
 func TestContinue(t *testing.T) {
 	p := faux.New(faux.Reply(faux.Text("a")), faux.Reply(faux.Text("b")), faux.Reply(faux.Text("c")), faux.Reply(faux.Text("d")))
 	a := newAgent(p)
-	if err := a.Continue(context.Background()); !errors.Is(err, ErrNoMessages) {
+	if err := a.Continue(context.Background()); !errors.Is(err, loop.ErrNoMessages) {
 		t.Fatalf("empty: %v", err)
 	}
 	_ = a.Prompt(context.Background(), "hi")
-	if err := a.Continue(context.Background()); !errors.Is(err, ErrContinueAssistant) {
+	if err := a.Continue(context.Background()); !errors.Is(err, loop.ErrContinueAssistant) {
 		t.Fatalf("assistant tail, nothing queued: %v", err)
 	}
 	// One-at-a-time steering from an assistant tail: each steer gets its
@@ -307,17 +319,18 @@ func TestContinue(t *testing.T) {
 		t.Fatalf("follow-up continue: %s", got)
 	}
 	// From a user tail the loop continues directly.
-	b := New(Options{Provider: faux.New(faux.Reply(faux.Text("x"))), Model: model, Messages: []providers.Message{providers.NewUserText("hi")}})
+	b := mustNew(Options{Config: loop.Config{Provider: faux.New(faux.Reply(faux.Text("x"))), Model: model}, Messages: []providers.Message{providers.NewUserText("hi")}})
 	if err := b.Continue(context.Background()); err != nil || roles(b.State().Messages) != "user,assistant" {
 		t.Fatalf("user tail: %v %s", err, roles(b.State().Messages))
 	}
 }
 
 func TestPendingToolCallsAndLateUpdates(t *testing.T) {
-	var saved tools.UpdateFunc
+	var saved func(tools.Result)
 	inBody := make(chan []string, 1)
 	var a *Agent
-	tool := tools.Must(tools.New("t", "", func(_ context.Context, _ string, _ labelArgs, up tools.UpdateFunc) (tools.Result, error) {
+	tool := tools.Must(tools.New(tools.Config{Name: "t"}, func(ctx context.Context, _ labelArgs) (tools.Result, error) {
+		up := func(p tools.Result) { tools.ReportProgress(ctx, p) }
 		inBody <- a.State().PendingToolCalls
 		up(tools.TextResult("progress"))
 		saved = up
@@ -344,7 +357,7 @@ func TestPendingToolCallsAndLateUpdates(t *testing.T) {
 }
 
 func TestStateSnapshotIsACopy(t *testing.T) {
-	a := New(Options{Messages: []providers.Message{providers.NewUserText("x")}})
+	a := mustNew(Options{Config: loop.Config{Provider: faux.New()}, Messages: []providers.Message{providers.NewUserText("x")}})
 	s := a.State()
 	s.Messages[0] = providers.NewUserText("changed")
 	s.Messages = append(s.Messages, providers.NewUserText("more"))
@@ -361,15 +374,18 @@ func TestStateSnapshotIsACopy(t *testing.T) {
 }
 
 func TestShouldStopAfterTurnForwarded(t *testing.T) {
-	tool := tools.Must(tools.New("t", "", func(context.Context, string, labelArgs, tools.UpdateFunc) (tools.Result, error) {
+	tool := tools.Must(tools.New(tools.Config{Name: "t"}, func(context.Context, labelArgs) (tools.Result, error) {
 		return tools.TextResult("ok"), nil
 	}))
 	p := faux.New(faux.Reply(faux.Call("c1", "t", map[string]any{"label": "x"})), faux.Reply(faux.Text("never")))
 	var seen string
-	a := New(Options{Provider: p, Model: model, Tools: []*tools.Tool{tool}, ShouldStopAfterTurn: func(_ context.Context, turn loop.Turn) bool {
-		seen = roles(turn.Context.Messages)
-		return true
-	}})
+	a := mustNew(Options{
+		Config: loop.Config{Provider: p, Model: model, ShouldStopAfterTurn: func(_ context.Context, turn loop.Turn) bool {
+			seen = roles(turn.Conversation.Messages)
+			return true
+		}},
+		Tools: []*tools.Tool{tool},
+	})
 	if err := a.Prompt(context.Background(), "hi"); err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +395,7 @@ func TestShouldStopAfterTurnForwarded(t *testing.T) {
 }
 
 func TestSessionRoundTrip(t *testing.T) {
-	tool := tools.Must(tools.New("t", "", func(context.Context, string, labelArgs, tools.UpdateFunc) (tools.Result, error) {
+	tool := tools.Must(tools.New(tools.Config{Name: "t"}, func(context.Context, labelArgs) (tools.Result, error) {
 		return tools.TextResult("ok"), nil
 	}))
 	a := newAgent(faux.New(faux.Reply(faux.Text("thinking"), faux.Call("c1", "t", map[string]any{"label": "x"})), faux.Reply(faux.Text("done"))), tool)
@@ -409,6 +425,14 @@ func TestSessionRoundTrip(t *testing.T) {
 	var se *SessionError
 	if !errors.As(err, &se) || se.Line != 4 || len(msgs) != 3 {
 		t.Fatalf("truncated: %d messages, %v", len(msgs), err)
+	}
+	// LoadSession refuses it whole and keeps the transcript it had.
+	before := b.State().Messages
+	if err := b.LoadSession(bytes.NewReader(cut)); !errors.As(err, &se) {
+		t.Fatalf("LoadSession of a truncated session: %v", err)
+	}
+	if !reflect.DeepEqual(b.State().Messages, before) {
+		t.Fatal("a failed LoadSession changed the transcript")
 	}
 }
 
@@ -451,7 +475,7 @@ func TestConcurrentUse(t *testing.T) {
 
 // TestHundredAgents runs 100 agents with tools at once.
 func TestHundredAgents(t *testing.T) {
-	tool := tools.Must(tools.New("t", "", func(_ context.Context, _ string, a labelArgs, _ tools.UpdateFunc) (tools.Result, error) {
+	tool := tools.Must(tools.New(tools.Config{Name: "t"}, func(_ context.Context, a labelArgs) (tools.Result, error) {
 		return tools.TextResult(a.Label), nil
 	}))
 	var wg sync.WaitGroup
@@ -480,21 +504,22 @@ func TestHundredAgents(t *testing.T) {
 }
 
 type (
-	loopBefore = loop.BeforeToolCall
+	loopBefore = loop.BeforeCall
 	loopResult = loop.BeforeResult
 )
 
 // TestSettledParallelUpdateIgnored: a body that already ended publishes no
 // update, even while a sibling still runs (SPEC §5.2 #11).
 func TestSettledParallelUpdateIgnored(t *testing.T) {
-	var fastUpdate tools.UpdateFunc
+	var fastUpdate func(tools.Result)
 	fastDone := make(chan struct{})
 	slowMayEnd := make(chan struct{})
-	fast := tools.Must(tools.New("fast", "", func(_ context.Context, _ string, _ labelArgs, up tools.UpdateFunc) (tools.Result, error) {
+	fast := tools.Must(tools.New(tools.Config{Name: "fast"}, func(ctx context.Context, _ labelArgs) (tools.Result, error) {
+		up := func(p tools.Result) { tools.ReportProgress(ctx, p) }
 		fastUpdate = up
 		return tools.TextResult("fast"), nil
 	}))
-	slow := tools.Must(tools.New("slow", "", func(ctx context.Context, _ string, _ labelArgs, _ tools.UpdateFunc) (tools.Result, error) {
+	slow := tools.Must(tools.New(tools.Config{Name: "slow"}, func(ctx context.Context, _ labelArgs) (tools.Result, error) {
 		<-fastDone
 		fastUpdate(tools.TextResult("late, from a settled call"))
 		close(slowMayEnd)
@@ -522,17 +547,16 @@ func TestSettledParallelUpdateIgnored(t *testing.T) {
 	}
 }
 
-// TestStreamOptionsReachProvider: request options (the session id, say)
-// reach the provider, and a change takes effect on the next run (SPEC §5.2
-// #23).
-func TestStreamOptionsReachProvider(t *testing.T) {
+// TestRequestOptionsReachProvider: request options reach the provider, and
+// a change takes effect on the next run (SPEC §5.2 #23).
+func TestRequestOptionsReachProvider(t *testing.T) {
 	p := faux.New(faux.Reply(faux.Text("a")), faux.Reply(faux.Text("b")))
-	a := New(Options{Provider: p, Model: model, StreamOptions: providers.Options{SessionID: "session-abc", MaxTokens: 100}})
+	a := mustNew(Options{Config: loop.Config{Provider: p, Model: model, RequestOptions: providers.RequestOptions{Reasoning: "low", MaxTokens: 100}}})
 	_ = a.Prompt(context.Background(), "hi")
-	a.SetStreamOptions(providers.Options{SessionID: "session-def"})
+	a.SetRequestOptions(providers.RequestOptions{Reasoning: "high"})
 	_ = a.Prompt(context.Background(), "hi")
 	reqs := p.Requests()
-	if reqs[0].Options.SessionID != "session-abc" || reqs[0].Options.MaxTokens != 100 || reqs[1].Options.SessionID != "session-def" {
+	if reqs[0].Options.Reasoning != "low" || reqs[0].Options.MaxTokens != 100 || reqs[1].Options.Reasoning != "high" {
 		t.Fatalf("options %+v / %+v", reqs[0].Options, reqs[1].Options)
 	}
 }

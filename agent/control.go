@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/tools"
 )
@@ -117,17 +118,23 @@ func (a *Agent) SetModel(m providers.Model) {
 }
 
 // SetTools replaces the tools (a copy of the list) from the next run on.
-func (a *Agent) SetTools(ts ...*tools.Tool) {
+// It refuses a list a run would refuse (see loop.CheckTools) and keeps the
+// tools it had.
+func (a *Agent) SetTools(ts ...*tools.Tool) error {
+	if err := loop.CheckTools(ts); err != nil {
+		return err
+	}
 	a.mu.Lock()
 	a.opts.Tools = slices.Clone(ts)
 	a.mu.Unlock()
+	return nil
 }
 
-// SetStreamOptions sets the request options (max tokens, temperature,
-// session id, ...) used from the next run on.
-func (a *Agent) SetStreamOptions(o providers.Options) {
+// SetRequestOptions sets the request options (max tokens, temperature,
+// reasoning effort, ...) used from the next run on.
+func (a *Agent) SetRequestOptions(o providers.RequestOptions) {
 	a.mu.Lock()
-	a.opts.StreamOptions = o
+	a.opts.RequestOptions = o
 	a.mu.Unlock()
 }
 

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/agentloop/agentloop/agent"
 	"github.com/agentloop/agentloop/events"
@@ -17,36 +18,41 @@ type addArgs struct {
 	B int `json:"b"`
 }
 
+// An agent with a tool, a policy hook and a subscriber, on the scripted
+// provider. The model calls add twice (once with a number as a string,
+// which is coerced), the policy refuses the call with a negative number,
+// and the model answers.
 func Example() {
-	add := tools.Must(tools.New("add", "Add two integers",
-		func(ctx context.Context, id string, in addArgs, _ tools.UpdateFunc) (tools.Result, error) {
-			return tools.TextResult(fmt.Sprint(in.A + in.B)), nil
+	add := tools.Must(tools.New(tools.Config{Name: "add", Description: "Add two integers"},
+		func(ctx context.Context, in addArgs) (string, error) {
+			return strconv.Itoa(in.A + in.B), nil
 		}))
-
-	// A scripted model: it calls add (once with an argument the policy
-	// refuses), then answers.
 	model := faux.New(
 		faux.Reply(faux.Call("c1", "add", map[string]any{"a": 2, "b": "3"}), faux.Call("c2", "add", map[string]any{"a": -1, "b": 1})),
 		faux.Reply(faux.Text("2 + 3 = 5")),
 	)
-	a := agent.New(agent.Options{
-		Provider: model,
-		Model:    providers.Model{ID: "scripted", Provider: "faux"},
-		Tools:    []*tools.Tool{add},
-		BeforeToolCall: func(_ context.Context, c loop.BeforeToolCall) (loop.BeforeResult, error) {
-			if c.Args.(map[string]any)["a"].(float64) < 0 {
-				return loop.BeforeResult{Block: true, Reason: "negative numbers are not allowed"}, nil
-			}
-			return loop.BeforeResult{}, nil
-		},
+	noNegatives := func(_ context.Context, c loop.BeforeCall) (loop.BeforeResult, error) {
+		in, err := tools.Decode[addArgs](c.Args)
+		if err != nil || in.A < 0 || in.B < 0 {
+			return loop.BeforeResult{Block: true, Reason: "negative numbers are not allowed"}, nil
+		}
+		return loop.BeforeResult{}, nil
+	}
+	a, err := agent.New(agent.Options{
+		Config: loop.Config{Provider: model, Model: providers.Model{ID: "scripted", Provider: "faux"}, BeforeToolCall: noNegatives},
+		Tools:  []*tools.Tool{add},
 	})
+	if err != nil {
+		panic(err)
+	}
 	a.Subscribe(func(_ context.Context, e events.Event) {
 		if end, ok := e.(events.ToolExecutionEnd); ok {
 			fmt.Printf("%s -> %s (error: %v)\n", end.ToolCallID, providers.TextOf(end.Result.Content), end.IsError)
 		}
 	})
 	if err := a.Prompt(context.Background(), "What is 2 + 3?"); err != nil {
-		panic(err)
+		fmt.Println("the run failed:", err)
+		return
 	}
 	msgs := a.State().Messages
 	fmt.Println(msgs[len(msgs)-1].(providers.AssistantMessage).Text())
@@ -54,4 +60,16 @@ func Example() {
 	// c2 -> negative numbers are not allowed (error: true)
 	// c1 -> 5 (error: false)
 	// 2 + 3 = 5
+}
+
+// Prompt returns the run's error: a *loop.RunError when the run ended
+// failed or aborted, with the transcript still holding what happened.
+func ExampleAgent_Prompt_errors() {
+	a, _ := agent.New(agent.Options{Config: loop.Config{Provider: faux.New(), Model: providers.Model{ID: "scripted"}}})
+	err := a.Prompt(context.Background(), "hello?")
+	fmt.Println(err)
+	fmt.Println(len(a.State().Messages), "messages")
+	// Output:
+	// loop: run failed: no scripted response left
+	// 2 messages
 }

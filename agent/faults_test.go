@@ -3,12 +3,14 @@ package agent
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentloop/agentloop/events"
+	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/faux"
 	"github.com/agentloop/agentloop/tools"
@@ -16,7 +18,7 @@ import (
 
 func TestPanickingSubscriber(t *testing.T) {
 	var logs bytes.Buffer
-	a := New(Options{Provider: faux.New(faux.Reply(faux.Text("ok"))), Model: model, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	a := mustNew(Options{Config: loop.Config{Provider: faux.New(faux.Reply(faux.Text("ok"))), Model: model}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	a.Subscribe(func(_ context.Context, e events.Event) {
 		if e.Type() == events.TypeTurnStart {
 			panic("subscriber bug")
@@ -38,7 +40,8 @@ func TestPanickingSubscriber(t *testing.T) {
 // TestSlowSubscriber: a channel consumer far slower than the run gets
 // every event, in order, and the run neither deadlocks nor drops any.
 func TestSlowSubscriber(t *testing.T) {
-	tool := tools.Must(tools.New("t", "", func(_ context.Context, _ string, a labelArgs, up tools.UpdateFunc) (tools.Result, error) {
+	tool := tools.Must(tools.New(tools.Config{Name: "t"}, func(ctx context.Context, a labelArgs) (tools.Result, error) {
+		up := func(p tools.Result) { tools.ReportProgress(ctx, p) }
 		for range 5 {
 			up(tools.TextResult("tick"))
 		}
@@ -74,22 +77,24 @@ func TestSlowSubscriber(t *testing.T) {
 // TestHookBlockedUntilCancelled: a policy hook that waits for its context
 // is released by Abort, and the agent is idle again.
 func TestHookBlockedUntilCancelled(t *testing.T) {
-	tool := tools.Must(tools.New("t", "", func(context.Context, string, labelArgs, tools.UpdateFunc) (tools.Result, error) {
+	tool := tools.Must(tools.New(tools.Config{Name: "t"}, func(context.Context, labelArgs) (tools.Result, error) {
 		return tools.TextResult("ran"), nil
 	}))
 	inHook := make(chan struct{})
-	a := New(Options{Provider: faux.New(faux.Reply(faux.Call("a", "t", map[string]any{"label": "x"}))), Model: model, Tools: []*tools.Tool{tool},
-		BeforeToolCall: func(ctx context.Context, _ loopBefore) (loopResult, error) {
+	a := mustNew(Options{
+		Config: loop.Config{Provider: faux.New(faux.Reply(faux.Call("a", "t", map[string]any{"label": "x"}))), Model: model, BeforeToolCall: func(ctx context.Context, _ loopBefore) (loopResult, error) {
 			close(inHook)
 			<-ctx.Done()
 			return loopResult{}, nil
-		}})
+		}},
+		Tools: []*tools.Tool{tool},
+	})
 	done := make(chan error)
 	go func() { done <- a.Prompt(context.Background(), "go") }()
 	<-inHook
 	a.Abort()
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("an aborted Prompt returned %v", err)
 	}
 	s := a.State()
 	if s.IsStreaming || s.Messages[2].(providers.ToolResultMessage).Text() != "Operation aborted" {

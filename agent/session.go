@@ -78,13 +78,15 @@ func (a *Agent) SaveSession(w io.Writer) error {
 	return WriteSession(w, a.State().Messages)
 }
 
-// LoadSession replaces the transcript with the session read from r. On a
-// bad line it keeps the messages before it and returns the
-// *SessionError. It returns ErrBusy while a run is active.
+// LoadSession replaces the transcript with the session read from r. A
+// session with a bad line is refused whole: the transcript stays as it
+// was, and the *SessionError says which line failed (use ReadSession to
+// salvage the messages before it). It returns ErrBusy while a run is
+// active.
 func (a *Agent) LoadSession(r io.Reader) error {
 	msgs, err := ReadSession(r)
-	if serr := a.SetMessages(msgs); serr != nil {
-		return serr
+	if err != nil {
+		return err
 	}
-	return err
+	return a.SetMessages(msgs)
 }

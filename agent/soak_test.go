@@ -24,7 +24,9 @@ import (
 //	go test -tags soak -race -run TestSoak ./agent/
 func TestSoak(t *testing.T) {
 	const agents, turns, calls = soakAgents, soakTurns, 3
-	tool := tools.Must(tools.New("work", "", func(ctx context.Context, id string, a labelArgs, up tools.UpdateFunc) (tools.Result, error) {
+	tool := tools.Must(tools.New(tools.Config{Name: "work"}, func(ctx context.Context, a labelArgs) (tools.Result, error) {
+		id := tools.CallID(ctx)
+		up := func(p tools.Result) { tools.ReportProgress(ctx, p) }
 		up(tools.TextResult("started " + id))
 		select {
 		case <-ctx.Done():

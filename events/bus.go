@@ -9,7 +9,9 @@ import (
 	"sync/atomic"
 )
 
-// Handler receives published events.
+// Handler receives events: a Bus's subscriber, or the function a run
+// publishes to (see loop.Run), which calls it from one goroutine at a time,
+// in the run's order, with the run's context.
 type Handler func(ctx context.Context, e Event)
 
 // Bus delivers events to subscribers. Publish calls every handler in
@@ -108,7 +110,7 @@ func (b *Bus) Channel(size int) (<-chan Event, func()) {
 }
 
 // Publish delivers e to every subscriber, in subscription order, and
-// returns when all of them have it. It is a [Sink]. A handler must not
+// returns when all of them have it. It is a [Handler]. A handler must not
 // publish on the same bus: publishing is one event at a time, so it would
 // wait for itself.
 func (b *Bus) Publish(ctx context.Context, e Event) {

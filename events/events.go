@@ -14,8 +14,6 @@
 package events
 
 import (
-	"context"
-
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/tools"
 )
@@ -43,10 +41,6 @@ type Event interface {
 	Type() Type
 	isEvent()
 }
-
-// Sink receives a run's events. The loop calls it from one goroutine at a
-// time, in the run's order; ctx is the run's context.
-type Sink func(ctx context.Context, e Event)
 
 // AgentStart is the first event of a run.
 type AgentStart struct{}

@@ -43,14 +43,14 @@ func (p *turns) Stream(context.Context, *providers.Request) (iter.Seq[providers.
 }
 
 func benchTurns(b *testing.B, k int) {
-	read := tools.Must(tools.New("read", "", func(context.Context, string, benchArgs, tools.UpdateFunc) (tools.Result, error) {
+	read := tools.Must(tools.New(tools.Config{Name: "read"}, func(context.Context, benchArgs) (tools.Result, error) {
 		return tools.TextResult("ok"), nil
 	}))
 	const n = 100
 	b.ReportAllocs()
 	for b.Loop() {
 		cfg := Config{Provider: &turns{n: n, k: k}}
-		_, err := Run(context.Background(), []providers.Message{providers.NewUserText("go")}, Context{Tools: []*tools.Tool{read}}, cfg, nil)
+		_, err := Run(context.Background(), []providers.Message{providers.NewUserText("go")}, Conversation{Tools: []*tools.Tool{read}}, cfg, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

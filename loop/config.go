@@ -8,9 +8,9 @@ import (
 	"github.com/agentloop/agentloop/tools"
 )
 
-// Context is what a run works on: the system prompt, the transcript so far
-// and the tools the model may call.
-type Context struct {
+// Conversation is what a run works on: the system prompt, the transcript so
+// far and the tools the model may call.
+type Conversation struct {
 	SystemPrompt string
 	Messages     []providers.Message
 	Tools        []*tools.Tool
@@ -24,19 +24,20 @@ type Config struct {
 	Provider providers.Provider
 	// Model is the model each request names.
 	Model providers.Model
-	// Options are the request options (max tokens, temperature, ...).
-	// Options.APIKey is the key used when GetAPIKey is nil or returns "".
-	Options providers.Options
+	// RequestOptions are the request options (max tokens, temperature,
+	// reasoning effort, the argument cap). RequestOptions.APIKey is the key
+	// used when GetAPIKey is nil or returns "".
+	RequestOptions providers.RequestOptions
 
 	// GetAPIKey resolves the API key before every model call, so that
 	// short-lived keys can be refreshed.
 	GetAPIKey func(ctx context.Context, provider string) (string, error)
-	// TransformContext rewrites the transcript for one request only (to
+	// TransformMessages rewrites the transcript for one request only (to
 	// prune or inject); the result is not written back.
-	TransformContext func(ctx context.Context, messages []providers.Message) ([]providers.Message, error)
+	TransformMessages func(ctx context.Context, messages []providers.Message) ([]providers.Message, error)
 	// ConvertToLLM turns the transcript into the messages a provider
 	// understands, dropping or translating custom messages. It runs after
-	// TransformContext, before every model call. Nil passes messages
+	// TransformMessages, before every model call. Nil passes messages
 	// through unchanged.
 	ConvertToLLM func(ctx context.Context, messages []providers.Message) ([]providers.Message, error)
 
@@ -60,36 +61,30 @@ type Config struct {
 	ToolTimeout time.Duration
 	// MaxResultBytes caps the text of one tool result sent back to the
 	// model; a larger result becomes an error result saying so. 0 means
-	// DefaultMaxResultBytes, negative means no cap.
+	// DefaultMaxResultBytes, negative means no cap. (The cap on a call's
+	// arguments is a request option: RequestOptions.MaxArgumentBytes.)
 	MaxResultBytes int
-	// MaxArgumentBytes caps the argument text of one streamed tool call; a
-	// call beyond it is refused before validation. 0 means
-	// DefaultMaxArgumentBytes, negative means no cap.
-	MaxArgumentBytes int
 
 	// BeforeToolCall is the policy gate. It runs after validation and may
 	// block the call or replace its arguments (which are then validated
 	// again). It may run on any goroutine but never concurrently with
 	// itself within one run.
-	BeforeToolCall func(ctx context.Context, call BeforeToolCall) (BeforeResult, error)
+	BeforeToolCall func(ctx context.Context, call BeforeCall) (BeforeResult, error)
 	// AfterToolCall sees every executed call's result and may override
 	// parts of it. In parallel mode it runs on the goroutine of the call's
 	// body, concurrently with other calls.
-	AfterToolCall func(ctx context.Context, call AfterToolCall) (AfterResult, error)
+	AfterToolCall func(ctx context.Context, call AfterCall) (AfterResult, error)
 
 	// PrepareNextTurn runs after every completed turn and may replace the
-	// context, the model or the reasoning level for the next one.
+	// conversation, the model or the reasoning level for the next one.
 	PrepareNextTurn func(ctx context.Context, turn Turn) (TurnUpdate, error)
 	// ShouldStopAfterTurn ends the run gracefully after the turn when it
 	// returns true; steering and follow-up messages are not polled then.
 	ShouldStopAfterTurn func(ctx context.Context, turn Turn) bool
 }
 
-// The default resource caps.
-const (
-	DefaultMaxResultBytes   = 1 << 20 // 1 MiB of text per tool result
-	DefaultMaxArgumentBytes = 1 << 20 // 1 MiB of argument JSON per call
-)
+// DefaultMaxResultBytes is the default cap on a tool result's text.
+const DefaultMaxResultBytes = 1 << 20
 
 // limit resolves a cap: 0 is the default, negative is none.
 func limit(v, def int) int {
@@ -102,17 +97,19 @@ func limit(v, def int) int {
 	return v
 }
 
-// BeforeToolCall is what the policy hook sees.
-type BeforeToolCall struct {
+// BeforeCall is what the policy hook (Config.BeforeToolCall) sees of a
+// call whose arguments passed the tool's checks.
+type BeforeCall struct {
 	// Assistant is the message that made the call.
 	Assistant providers.AssistantMessage
 	// Call is the tool call as the model sent it.
 	Call providers.ToolCall
-	// Args is a deep copy of the validated, coerced arguments: changing it
-	// has no effect. Return replacement arguments in BeforeResult.Args.
-	Args any
-	// Context is the run's context at this point.
-	Context Context
+	// Args is a copy of the checked (coerced, validated) arguments:
+	// changing it has no effect. Read a struct tool's arguments with
+	// tools.Decode; return replacement arguments in BeforeResult.Args.
+	Args map[string]any
+	// Conversation is the run's conversation at this point.
+	Conversation Conversation
 }
 
 // BeforeResult is the policy hook's decision. The zero value allows the
@@ -125,20 +122,26 @@ type BeforeResult struct {
 	Reason string
 	// Terminate marks a blocked call's result as asking the run to stop.
 	Terminate bool
-	// Args, when not nil, replaces the arguments. They are validated again
-	// before the body runs; invalid replacements fail the call.
-	Args any
+	// Args, when not nil, replaces the arguments. They go through the
+	// tool's checks again before the body runs; arguments that fail them
+	// fail the call.
+	Args map[string]any
 }
 
-// AfterToolCall is what the after-call hook sees.
-type AfterToolCall struct {
+// AfterCall is what the after-call hook (Config.AfterToolCall) sees of a
+// call whose body ran.
+type AfterCall struct {
+	// Assistant is the message that made the call.
 	Assistant providers.AssistantMessage
-	Call      providers.ToolCall
-	// Args are the arguments the body received (a copy).
-	Args    any
+	// Call is the tool call as the model sent it.
+	Call providers.ToolCall
+	// Args is a copy of the arguments the body received.
+	Args map[string]any
+	// Result and IsError are the body's outcome.
 	Result  tools.Result
 	IsError bool
-	Context Context
+	// Conversation is the run's conversation at this point.
+	Conversation Conversation
 }
 
 // AfterResult overrides parts of a result; nil fields keep the original.
@@ -157,8 +160,9 @@ type Turn struct {
 	Message providers.AssistantMessage
 	// ToolResults are its tool results, in call order.
 	ToolResults []providers.ToolResultMessage
-	// Context is the run's context, already holding the turn's messages.
-	Context Context
+	// Conversation is the run's conversation, already holding the turn's
+	// messages.
+	Conversation Conversation
 	// NewMessages is what the run would return if it ended now.
 	NewMessages []providers.Message
 }
@@ -166,9 +170,9 @@ type Turn struct {
 // TurnUpdate changes the run for the next turn; nil fields keep the
 // current value.
 type TurnUpdate struct {
-	Context   *Context
-	Model     *providers.Model
-	Reasoning *string
+	Conversation *Conversation
+	Model        *providers.Model
+	Reasoning    *string
 }
 
 // StandardMessages is the usual ConvertToLLM: it keeps user, assistant and

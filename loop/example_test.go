@@ -18,7 +18,7 @@ type echoArgs struct {
 // A run whose response was cut off by the token limit: no tool body runs,
 // and the model is told why.
 func ExampleRun() {
-	echo := tools.Must(tools.New("echo", "Echo the text", func(_ context.Context, _ string, in echoArgs, _ tools.UpdateFunc) (tools.Result, error) {
+	echo := tools.Must(tools.New(tools.Config{Name: "echo", Description: "Echo the text"}, func(_ context.Context, in echoArgs) (tools.Result, error) {
 		return tools.TextResult(in.Text), nil
 	}))
 	cut := faux.Reply(faux.Call("c1", "echo", map[string]any{"text": "half of it"}))
@@ -31,7 +31,7 @@ func ExampleRun() {
 		}
 	}
 	_, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("echo something")},
-		loop.Context{Tools: []*tools.Tool{echo}},
+		loop.Conversation{Tools: []*tools.Tool{echo}},
 		loop.Config{Provider: model, Model: providers.Model{ID: "scripted"}}, print)
 	if err != nil {
 		panic(err)

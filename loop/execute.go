@@ -2,7 +2,7 @@ package loop
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"sync"
 	"time"
 
@@ -112,8 +112,8 @@ func (u *updates) settle() {
 	u.mu.Unlock()
 }
 
-// updater returns the function a body calls to publish progress.
-func (r *run) updater(c *call) tools.UpdateFunc {
+// updater returns the function through which a body reports progress.
+func (r *run) updater(c *call) func(tools.Result) {
 	return func(p tools.Result) {
 		u := &c.updates
 		u.mu.Lock()
@@ -124,36 +124,36 @@ func (r *run) updater(c *call) tools.UpdateFunc {
 	}
 }
 
-// runBody runs the tool body with panic recovery and the tool's timeout,
-// leaving a successful result in c.
+// runBody runs the tool body with the tool's timeout, leaving a successful
+// result in c. The body's context carries the call (tools.CallID,
+// tools.ReportProgress); panics come back as errors from Run.
 func (r *run) runBody(c *call) (err error) {
 	defer c.updates.settle()
-	timeout := c.tool.Timeout
+	timeout := c.tool.Timeout()
 	if timeout == 0 {
 		timeout = r.cfg.ToolTimeout
 	}
+	ctx := tools.WithCall(r.ctx, c.tc.ID, r.updater(c))
 	if timeout > 0 {
-		return r.runBodyWithin(c, timeout)
+		return r.runBodyWithin(ctx, c, timeout)
 	}
-	defer recoverTo(&err)
-	c.result, err = c.tool.Execute(r.ctx, c.tc.ID, c.bound, r.updater(c))
+	c.result, err = c.inv.Run(ctx)
 	return err
 }
 
 // runBodyWithin runs the body on its own goroutine, so that a body that
 // ignores cancellation cannot hold the run past its deadline. Its late
 // result is discarded when it finally returns.
-func (r *run) runBodyWithin(c *call, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(r.ctx, timeout)
+func (r *run) runBodyWithin(ctx context.Context, c *call, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	type outcome struct {
 		res tools.Result
 		err error
 	}
 	done := make(chan outcome, 1)
-	update := r.updater(c)
 	go func() {
-		res, err := callBody(ctx, c, update)
+		res, err := c.inv.Run(ctx)
 		done <- outcome{res, err}
 	}()
 	timer := time.NewTimer(timeout)
@@ -161,18 +161,13 @@ func (r *run) runBodyWithin(c *call, timeout time.Duration) error {
 	select {
 	case o := <-done:
 		if o.err == nil {
-			c.result, c.isError = o.res, false
+			c.result = o.res
 		}
 		return o.err
 	case <-timer.C:
 		c.updates.settle()
-		return fmt.Errorf("Tool %s timed out after %v", c.tc.Name, timeout)
+		return errors.New(timeoutText(c.tc.Name, timeout))
 	}
-}
-
-func callBody(ctx context.Context, c *call, update tools.UpdateFunc) (res tools.Result, err error) {
-	defer recoverTo(&err)
-	return c.tool.Execute(ctx, c.tc.ID, c.bound, update)
 }
 
 // after applies the after-call hook's overrides; a failing hook turns the
@@ -180,8 +175,8 @@ func callBody(ctx context.Context, c *call, update tools.UpdateFunc) (res tools.
 func (r *run) after(a providers.AssistantMessage, c *call) {
 	o, err := func() (o AfterResult, err error) {
 		defer recoverTo(&err)
-		return r.cfg.AfterToolCall(r.ctx, AfterToolCall{Assistant: a, Call: c.tc, Args: tools.Clone(c.args),
-			Result: c.result, IsError: c.isError, Context: r.c})
+		return r.cfg.AfterToolCall(r.ctx, AfterCall{Assistant: a, Call: c.tc, Args: c.inv.Args(),
+			Result: c.result, IsError: c.isError, Conversation: r.c})
 	}()
 	if err != nil {
 		c.result, c.isError = errorResult(err.Error()), true

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"reflect"
 	"strings"
@@ -23,11 +24,11 @@ func (f scriptedFault) Stream(_ context.Context, req *providers.Request) (iter.S
 
 // TestProviderFaults: a stream that fails before its first event, in the
 // middle of text or of a tool call, or misbehaves after done, ends the run
-// normally with a message saying what happened. Nothing escapes as a panic
-// or a Go error, and no tool runs on a broken response.
+// with a message saying what happened and a *RunError whose message it is.
+// Nothing escapes as a panic, and no tool runs on a broken response.
 func TestProviderFaults(t *testing.T) {
 	ran := false
-	echo := echoTool(t, "echo", func(context.Context, string, labelArgs, tools.UpdateFunc) (tools.Result, error) {
+	echo := echoTool(t, "echo", func(context.Context, labelArgs) (tools.Result, error) {
 		ran = true
 		return tools.TextResult("ran"), nil
 	})
@@ -59,11 +60,12 @@ func TestProviderFaults(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &recorder{}
 			msgs, err := Run(context.Background(), []providers.Message{providers.NewUserText("go")},
-				Context{Tools: []*tools.Tool{echo}}, cfgFor(tc.script), rec.sink)
-			if err != nil {
-				t.Fatalf("Go error: %v", err)
-			}
+				Conversation{Tools: []*tools.Tool{echo}}, cfgFor(tc.script), rec.sink)
 			a := last(msgs).(providers.AssistantMessage)
+			var re *RunError
+			if failed := tc.stop == providers.StopReasonError; failed != errors.As(err, &re) || (failed && !reflect.DeepEqual(re.Message, a)) {
+				t.Fatalf("error %v for a run ending with stop reason %s", err, a.StopReason)
+			}
 			if a.StopReason != tc.stop || a.Text() != tc.text || !strings.Contains(a.ErrorMessage, tc.errSub) {
 				t.Fatalf("last message %s %q %q", a.StopReason, a.Text(), a.ErrorMessage)
 			}
@@ -78,13 +80,13 @@ func TestProviderFaults(t *testing.T) {
 }
 
 func TestResourceCaps(t *testing.T) {
-	huge := echoTool(t, "huge", func(context.Context, string, labelArgs, tools.UpdateFunc) (tools.Result, error) {
+	huge := echoTool(t, "huge", func(context.Context, labelArgs) (tools.Result, error) {
 		return tools.TextResult(strings.Repeat("x", 5000)), nil
 	})
 	big := faux.Call("c2", "huge", map[string]any{"label": strings.Repeat("y", 3000)})
 	big.RawArguments = `{"label":"` + strings.Repeat("y", 3000) + `"}`
 	p := faux.New(faux.Reply(faux.Call("c1", "huge", map[string]any{"label": "x"}), big), faux.Reply())
-	msgs, _ := runLoop(t, context.Background(), p, []*tools.Tool{huge}, Config{MaxResultBytes: 4096, MaxArgumentBytes: 2048})
+	msgs, _ := runLoop(t, context.Background(), p, []*tools.Tool{huge}, Config{MaxResultBytes: 4096, RequestOptions: providers.RequestOptions{MaxArgumentBytes: 2048}})
 	if tr := msgs[2].(providers.ToolResultMessage); !tr.IsError || !strings.Contains(tr.Text(), "5000 bytes of text, more than the limit of 4096") {
 		t.Fatalf("oversized result: %q", tr.Text())
 	}
@@ -109,18 +111,18 @@ func TestIsolation(t *testing.T) {
 			m["extra"] = true
 		}
 	}
-	body := tools.Must(tools.NewJSON("raw", "", []byte(`{"type":"object","properties":{"label":{"type":"string"}}}`),
-		func(_ context.Context, _ string, args any, _ tools.UpdateFunc) (tools.Result, error) {
+	body := tools.Must(tools.NewJSON(tools.Config{Name: "raw"}, []byte(`{"type":"object","properties":{"label":{"type":"string"}}}`),
+		func(_ context.Context, args map[string]any) (tools.Result, error) {
 			mutate(args)
 			return tools.TextResult("ok"), nil
 		}))
 	p := faux.New(faux.Reply(faux.Call("c1", "raw", map[string]any{"label": "orig"}), faux.Call("c2", "nope", nil), faux.Call("c3", "nope", nil)), faux.Reply())
 	cfg := Config{
-		BeforeToolCall: func(_ context.Context, c BeforeToolCall) (BeforeResult, error) {
+		BeforeToolCall: func(_ context.Context, c BeforeCall) (BeforeResult, error) {
 			mutate(c.Args)
 			return BeforeResult{}, nil
 		},
-		AfterToolCall: func(_ context.Context, c AfterToolCall) (AfterResult, error) {
+		AfterToolCall: func(_ context.Context, c AfterCall) (AfterResult, error) {
 			mutate(c.Args)
 			return AfterResult{}, nil
 		},
@@ -151,7 +153,7 @@ func TestIsolationTyped(t *testing.T) {
 		Any  any            `json:"any"`
 		List []any          `json:"list"`
 	}
-	typed := tools.Must(tools.New("typed", "", func(_ context.Context, _ string, a nested, _ tools.UpdateFunc) (tools.Result, error) {
+	typed := tools.Must(tools.New(tools.Config{Name: "typed"}, func(_ context.Context, a nested) (tools.Result, error) {
 		a.Meta["k"] = "MUTATED"
 		a.Any.(map[string]any)["k"] = "MUTATED"
 		a.List[0].(map[string]any)["k"] = "MUTATED"

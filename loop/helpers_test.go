@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"testing"
 
@@ -55,20 +56,29 @@ type labelArgs struct {
 	Label string `json:"label"`
 }
 
-func echoTool(t testing.TB, name string, body tools.Func[labelArgs]) *tools.Tool {
+func echoTool(t testing.TB, name string, body tools.Func[labelArgs, tools.Result]) *tools.Tool {
+	t.Helper()
+	return toolWith(t, tools.Config{Name: name, Description: name}, body)
+}
+
+// toolWith is echoTool with a configuration of its own.
+func toolWith(t testing.TB, cfg tools.Config, body tools.Func[labelArgs, tools.Result]) *tools.Tool {
 	t.Helper()
 	if body == nil {
-		body = func(_ context.Context, _ string, a labelArgs, _ tools.UpdateFunc) (tools.Result, error) {
+		body = func(_ context.Context, a labelArgs) (tools.Result, error) {
 			return tools.TextResult("echo " + a.Label), nil
 		}
 	}
-	return tools.Must(tools.New(name, name, body))
+	return tools.Must(tools.New(cfg, body))
 }
 
 func cfgFor(p providers.Provider) Config {
 	return Config{Provider: p, Model: providers.Model{ID: "faux", Provider: "faux", API: "faux"}}
 }
 
+// runLoop runs the loop on the prompt "go" and fails the test on any error
+// but a *RunError (a run that ended failed or aborted, which tests check
+// through the messages).
 func runLoop(t testing.TB, ctx context.Context, p providers.Provider, ts []*tools.Tool, cfg Config) ([]providers.Message, *recorder) {
 	t.Helper()
 	if cfg.Provider == nil {
@@ -78,8 +88,9 @@ func runLoop(t testing.TB, ctx context.Context, p providers.Provider, ts []*tool
 		cfg.Model = cfgFor(p).Model
 	}
 	rec := &recorder{}
-	msgs, err := Run(ctx, []providers.Message{providers.NewUserText("go")}, Context{Tools: ts}, cfg, rec.sink)
-	if err != nil {
+	msgs, err := Run(ctx, []providers.Message{providers.NewUserText("go")}, Conversation{Tools: ts}, cfg, rec.sink)
+	var re *RunError
+	if err != nil && !errors.As(err, &re) {
 		t.Fatalf("Run: %v", err)
 	}
 	return msgs, rec

@@ -1,13 +1,20 @@
 // Package loop is agentloop's stateless agent loop: one run from prompts to
 // agent_end. It streams the model's response, checks and runs the tool
 // calls in it, appends their results in call order, and calls the model
-// again until it is done, publishing every step through an [events.Sink].
+// again until it is done, publishing every step to an [events.Handler].
 //
 // Before any tool body runs, each call must pass, in order: the response
-// was not cut off by the token limit; the tool exists; its arguments fit the
-// schema after coercion; the policy hook allows it; the run is not
-// cancelled. A "no" at any step becomes an error result the model reads,
-// never a failed run.
+// was not cut off by the token limit; the tool exists; its arguments
+// arrived whole and within bounds; they fit the schema after coercion; the
+// policy hook allows the call; the run is not cancelled. A "no" at any step
+// becomes an error result the model reads, never a failed run. The bodies
+// of the calls that pass run in parallel; each end event goes out as its
+// body finishes, and the results enter the transcript in call order.
+//
+// A run always ends with agent_end, and Run returns a [*RunError] when the
+// run ended without the model finishing: the model or provider failed, the
+// run was cancelled, or a hook or the loop itself failed. The messages Run
+// returns hold everything that happened either way.
 package loop
 
 import (
@@ -23,33 +30,60 @@ import (
 	"github.com/agentloop/agentloop/tools"
 )
 
-// Errors returned by Continue for a context it cannot continue from.
+// Errors for runs that cannot start. No event is published for them.
 var (
-	ErrNoMessages        = errors.New("Cannot continue: no messages in context")
-	ErrContinueAssistant = errors.New("Cannot continue from message role: assistant")
-	errMissingProvider   = errors.New("loop: Config.Provider is nil")
+	// ErrNoMessages: Continue needs a transcript to continue from.
+	ErrNoMessages = errors.New("loop: cannot continue: no messages")
+	// ErrContinueAssistant: Continue cannot continue from an assistant
+	// message (the model already answered; add a user message).
+	ErrContinueAssistant = errors.New("loop: cannot continue from an assistant message")
+	// ErrNoProvider: Config.Provider is nil.
+	ErrNoProvider = errors.New("loop: Config.Provider is nil")
 )
 
-// Run starts a run with prompts appended to c's transcript, publishing every
-// event to emit, and returns the messages the run produced (the prompts
-// included). c is not modified.
+// RunError reports a run that ended without the model finishing. Message
+// is the run's last message (its stop reason is error or aborted, and
+// ErrorMessage says what happened); the run's messages hold everything
+// before it.
 //
-// Model failures and cancellation end the run normally: the last message
-// then has stop reason error or aborted. Run returns a Go error only when
-// the run cannot go on in a way the transcript can express: a hook that
-// fails, a provider that refuses the request, a panic outside a tool. It
-// then emits no agent_end; callers that own state (like agent.Agent) close
-// the run themselves.
-func Run(ctx context.Context, prompts []providers.Message, c Context, cfg Config, emit events.Sink) ([]providers.Message, error) {
-	r, err := newRun(ctx, c, cfg, emit)
+// Err is the cause: for an aborted run the context's error, so that
+// errors.Is(err, context.Canceled) holds for a cancelled run; the error of
+// a hook, a provider or the loop that failed; nil when the model or its
+// provider reported the failure in the response itself.
+type RunError struct {
+	Message providers.AssistantMessage
+	Err     error
+}
+
+// Error returns "loop: run aborted: ..." or "loop: run failed: ...".
+func (e *RunError) Error() string {
+	if e.Message.StopReason == providers.StopReasonAborted {
+		return "loop: run aborted: " + e.Message.ErrorMessage
+	}
+	return "loop: run failed: " + e.Message.ErrorMessage
+}
+
+// Unwrap returns the cause.
+func (e *RunError) Unwrap() error { return e.Err }
+
+// Run starts a run with prompts appended to conv's transcript, publishing
+// every event to emit (which may be nil), and returns the messages the run
+// produced, the prompts included. conv is not modified.
+//
+// A run that starts always ends with agent_end. The error is nil when the
+// model finished (stop, tool use ended by a terminating tool, a stop
+// condition); a *RunError otherwise. Invalid arguments (no provider, a
+// tool not built by package tools, two tools of one name) return an error
+// before any event.
+func Run(ctx context.Context, prompts []providers.Message, conv Conversation, cfg Config, emit events.Handler) ([]providers.Message, error) {
+	r, err := newRun(ctx, conv, cfg, emit)
 	if err != nil {
 		return nil, err
 	}
-	r.c.Messages = append(c.Messages[:len(c.Messages):len(c.Messages)], prompts...)
-	r.newFrom = len(c.Messages)
+	r.c.Messages = append(conv.Messages[:len(conv.Messages):len(conv.Messages)], prompts...)
+	r.newFrom = len(conv.Messages)
 	return r.guard(func() error {
-		r.emit(events.AgentStart{})
-		r.emit(events.TurnStart{})
+		r.start()
 		for _, p := range prompts {
 			r.emit(events.MessageStart{Message: p})
 			r.emit(events.MessageEnd{Message: p})
@@ -58,96 +92,182 @@ func Run(ctx context.Context, prompts []providers.Message, c Context, cfg Config
 	})
 }
 
-// Continue resumes a run from c's transcript as it stands, whose last
+// Continue resumes a run from conv's transcript as it stands, whose last
 // message must not be an assistant message (it is usually a tool result or
-// a user message added since). It returns the messages the run produced.
-func Continue(ctx context.Context, c Context, cfg Config, emit events.Sink) ([]providers.Message, error) {
-	if len(c.Messages) == 0 {
+// a user message added since). It returns the messages the run produced,
+// and its error, as Run does.
+func Continue(ctx context.Context, conv Conversation, cfg Config, emit events.Handler) ([]providers.Message, error) {
+	if len(conv.Messages) == 0 {
 		return nil, ErrNoMessages
 	}
-	if c.Messages[len(c.Messages)-1].Role() == providers.RoleAssistant {
+	if conv.Messages[len(conv.Messages)-1].Role() == providers.RoleAssistant {
 		return nil, ErrContinueAssistant
 	}
-	r, err := newRun(ctx, c, cfg, emit)
+	r, err := newRun(ctx, conv, cfg, emit)
 	if err != nil {
 		return nil, err
 	}
-	r.c.Messages = c.Messages[:len(c.Messages):len(c.Messages)]
-	r.newFrom = len(c.Messages)
+	r.c.Messages = conv.Messages[:len(conv.Messages):len(conv.Messages)]
+	r.newFrom = len(conv.Messages)
 	return r.guard(func() error {
-		r.emit(events.AgentStart{})
-		r.emit(events.TurnStart{})
+		r.start()
 		return r.loop()
 	})
+}
+
+// CheckTools reports the first tool of ts that a run would refuse: a nil
+// or zero Tool, or a second tool of the same name.
+func CheckTools(ts []*tools.Tool) error {
+	seen := make(map[string]bool, len(ts))
+	for i, t := range ts {
+		if err := t.Err(); err != nil {
+			return fmt.Errorf("loop: tool %d: %w", i, err)
+		}
+		if seen[t.Name()] {
+			return fmt.Errorf("loop: two tools are named %q", t.Name())
+		}
+		seen[t.Name()] = true
+	}
+	return nil
 }
 
 // run is the state of one run.
 type run struct {
 	ctx    context.Context
 	cfg    Config
-	sink   events.Sink
+	sink   events.Handler
 	emitMu sync.Mutex
-	c      Context
+	c      Conversation
 	byName map[string]*tools.Tool
 	specs  []providers.ToolSpec
 	// The run's new messages are r.c.Messages[newFrom:], until
-	// PrepareNextTurn replaces the context; from then on they are kept
-	// apart, in detached.
+	// PrepareNextTurn replaces the conversation; from then on they are
+	// kept apart, in detached.
 	newFrom  int
 	detached []providers.Message
 	apart    bool
-	stream   streamed                         // the response being consumed
-	scratch  []*call                          // the call lists of the batch running; see lists
-	yield    func(providers.StreamEvent) bool // r.onStreamEvent, made once
-	req      providers.Request                // the model call's request, reused
+	started  bool // agent_start was published
+	inTurn   bool // a turn_start was published and its turn_end not yet
+	handlerP any  // the first panic of the event handler, if any
+
+	stream  streamed                         // the response being consumed
+	scratch []*call                          // the call lists of the batch running; see lists
+	yield   func(providers.StreamEvent) bool // r.onStreamEvent, made once
+	req     providers.Request                // the model call's request, reused
 }
 
-func newRun(ctx context.Context, c Context, cfg Config, emit events.Sink) (*run, error) {
+func newRun(ctx context.Context, conv Conversation, cfg Config, emit events.Handler) (*run, error) {
 	if cfg.Provider == nil {
-		return nil, errMissingProvider
+		return nil, ErrNoProvider
 	}
 	if emit == nil {
 		emit = func(context.Context, events.Event) {}
 	}
 	r := &run{ctx: ctx, cfg: cfg, sink: emit}
-	r.setContext(c)
+	if err := r.setConversation(conv); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
-func (r *run) setContext(c Context) {
+func (r *run) setConversation(c Conversation) error {
+	if err := CheckTools(c.Tools); err != nil {
+		return err
+	}
 	r.c = c
 	r.byName = make(map[string]*tools.Tool, len(c.Tools))
 	r.specs = make([]providers.ToolSpec, 0, len(c.Tools))
 	for _, t := range c.Tools {
-		if t == nil {
-			continue
-		}
-		if _, dup := r.byName[t.Name]; !dup {
-			r.byName[t.Name] = t
-		}
+		r.byName[t.Name()] = t
 		r.specs = append(r.specs, t.Spec())
 	}
+	return nil
 }
 
 // emit publishes one event; it serializes the goroutines of parallel tool
-// bodies so the sink sees one total order.
+// bodies so the handler sees one total order. A panicking handler does not
+// stop the run: the run goes on, and ends with an error saying so.
 func (r *run) emit(e events.Event) {
 	r.emitMu.Lock()
 	defer r.emitMu.Unlock()
+	defer func() {
+		if p := recover(); p != nil && r.handlerP == nil {
+			r.handlerP = p
+		}
+	}()
+	switch e.(type) {
+	case events.AgentStart:
+		r.started = true
+	case events.TurnStart:
+		r.inTurn = true
+	case events.TurnEnd:
+		r.inTurn = false
+	}
 	r.sink(r.ctx, e)
 }
 
-// guard runs body and turns a panic on the run's goroutine into an error.
+func (r *run) start() {
+	r.emit(events.AgentStart{})
+	r.emit(events.TurnStart{})
+}
+
+// guard runs body and returns the run's messages and error. A failure the
+// run has not closed itself (a hook's error, a panic on the run's
+// goroutine) is closed here: a message carrying the error, turn_end and
+// agent_end.
 func (r *run) guard(body func() error) (msgs []providers.Message, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			msgs, err = r.newMessages(), fmt.Errorf("loop: panic: %v\n%s", p, debug.Stack())
+			err = r.close(fmt.Errorf("loop: panic: %v\n%s", p, debug.Stack()))
 		}
+		if err == nil && r.handlerP != nil {
+			err = fmt.Errorf("loop: the event handler panicked: %v", r.handlerP)
+		}
+		msgs = r.newMessages()
 	}()
-	if err := body(); err != nil {
-		return r.newMessages(), err
+	err = body()
+	var closed *RunError
+	if err != nil && !errors.As(err, &closed) {
+		err = r.close(err)
 	}
-	return r.newMessages(), nil
+	return nil, err
+}
+
+// close ends a run that failed outside the model's response with the
+// closing events a subscriber expects, and returns its RunError.
+func (r *run) close(cause error) error {
+	reason := providers.StopReasonError
+	if r.ctx.Err() != nil {
+		reason = providers.StopReasonAborted
+	}
+	m := r.cfg.Model
+	msg := providers.AssistantMessage{Content: []providers.Content{}, API: m.API, Provider: m.Provider,
+		Model: m.ID, StopReason: reason, ErrorMessage: cause.Error(), Timestamp: providers.Now()}
+	if !r.started {
+		r.emit(events.AgentStart{})
+	}
+	if !r.inTurn {
+		r.emit(events.TurnStart{})
+	}
+	var boxed providers.Message = msg
+	r.emit(events.MessageStart{Message: boxed})
+	r.append(boxed)
+	r.emit(events.MessageEnd{Message: boxed})
+	r.emit(events.TurnEnd{Message: msg, ToolResults: []providers.ToolResultMessage{}})
+	r.emit(events.AgentEnd{Messages: r.newMessages()})
+	return &RunError{Message: msg, Err: cause}
+}
+
+// failed is the RunError of a response that ended with stop reason error
+// or aborted.
+func (r *run) failed(a providers.AssistantMessage) error {
+	var cause error
+	if a.StopReason == providers.StopReasonAborted {
+		if cause = r.ctx.Err(); cause == nil {
+			cause = context.Canceled
+		}
+	}
+	return &RunError{Message: a, Err: cause}
 }
 
 func (r *run) append(m providers.Message) {
@@ -191,7 +311,7 @@ func (r *run) loop() error {
 			if a.StopReason == providers.StopReasonError || a.StopReason == providers.StopReasonAborted {
 				r.emit(events.TurnEnd{Message: a, ToolResults: []providers.ToolResultMessage{}})
 				r.emit(events.AgentEnd{Messages: r.newMessages()})
-				return nil
+				return r.failed(a)
 			}
 			results := []providers.ToolResultMessage{}
 			continueTools = false
@@ -201,7 +321,7 @@ func (r *run) loop() error {
 				continueTools = !terminate
 			}
 			r.emit(events.TurnEnd{Message: a, ToolResults: results})
-			turn := Turn{Message: a, ToolResults: results, Context: r.c, NewMessages: r.newMessages()}
+			turn := Turn{Message: a, ToolResults: results, Conversation: r.c, NewMessages: r.newMessages()}
 			if err := r.prepareNextTurn(turn); err != nil {
 				return err
 			}
@@ -234,19 +354,21 @@ func (r *run) prepareNextTurn(turn Turn) error {
 	if err != nil {
 		return fmt.Errorf("loop: PrepareNextTurn: %w", err)
 	}
-	if u.Context != nil {
-		c := *u.Context
+	if u.Conversation != nil {
+		c := *u.Conversation
 		c.Messages = c.Messages[:len(c.Messages):len(c.Messages)]
 		if !r.apart {
 			r.detached, r.apart = slices.Clone(r.newMessages()), true
 		}
-		r.setContext(c)
+		if err := r.setConversation(c); err != nil {
+			return fmt.Errorf("loop: PrepareNextTurn: %w", err)
+		}
 	}
 	if u.Model != nil {
 		r.cfg.Model = *u.Model
 	}
 	if u.Reasoning != nil {
-		r.cfg.Options.Reasoning = *u.Reasoning
+		r.cfg.RequestOptions.Reasoning = *u.Reasoning
 	}
 	return nil
 }

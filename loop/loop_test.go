@@ -27,7 +27,8 @@ func TestParallel64(t *testing.T) {
 	release := make(chan struct{})
 	var started atomic.Int32
 	allStarted := make(chan struct{})
-	body := func(ctx context.Context, id string, a labelArgs, up tools.UpdateFunc) (tools.Result, error) {
+	body := func(ctx context.Context, a labelArgs) (tools.Result, error) {
+		up := func(p tools.Result) { tools.ReportProgress(ctx, p) }
 		if started.Add(1) == n {
 			close(allStarted)
 		}
@@ -85,7 +86,7 @@ func TestParallel64(t *testing.T) {
 // returns only once the second call's end has been published.
 func TestEndsFollowCompletion(t *testing.T) {
 	secondEnded := make(chan struct{})
-	slow := echoTool(t, "slow", func(ctx context.Context, _ string, _ labelArgs, _ tools.UpdateFunc) (tools.Result, error) {
+	slow := echoTool(t, "slow", func(ctx context.Context, _ labelArgs) (tools.Result, error) {
 		<-secondEnded
 		return tools.TextResult("slow"), nil
 	})
@@ -98,7 +99,7 @@ func TestEndsFollowCompletion(t *testing.T) {
 			close(secondEnded)
 		}
 	}
-	msgs, err := Run(context.Background(), []providers.Message{providers.NewUserText("go")}, Context{Tools: []*tools.Tool{slow, fast}}, cfgFor(p), sink)
+	msgs, err := Run(context.Background(), []providers.Message{providers.NewUserText("go")}, Conversation{Tools: []*tools.Tool{slow, fast}}, cfgFor(p), sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,11 +114,10 @@ func TestEndsFollowCompletion(t *testing.T) {
 
 func TestPreflightRefusals(t *testing.T) {
 	echo := echoTool(t, "echo", nil)
-	panicky := echoTool(t, "panicky", func(context.Context, string, labelArgs, tools.UpdateFunc) (tools.Result, error) {
+	panicky := echoTool(t, "panicky", func(context.Context, labelArgs) (tools.Result, error) {
 		panic("boom")
 	})
-	shim := echoTool(t, "shim", nil)
-	shim.PrepareArguments = func(any) (any, error) { panic("shim exploded") }
+	shim := toolWith(t, tools.Config{Name: "shim", PrepareArguments: func(map[string]any) (map[string]any, error) { panic("shim exploded") }}, nil)
 	incomplete := faux.Call("c5", "echo", map[string]any{"label": "half"})
 	incomplete.Incomplete = true
 	p := faux.New(faux.Reply(
@@ -154,7 +154,8 @@ func TestPreflightRefusals(t *testing.T) {
 func TestHookGetsCopyAndReplacementIsValidated(t *testing.T) {
 	var got []string
 	var mu sync.Mutex
-	echo := echoTool(t, "echo", func(_ context.Context, id string, a labelArgs, _ tools.UpdateFunc) (tools.Result, error) {
+	echo := echoTool(t, "echo", func(ctx context.Context, a labelArgs) (tools.Result, error) {
+		id := tools.CallID(ctx)
 		mu.Lock()
 		got = append(got, id+"="+a.Label)
 		mu.Unlock()
@@ -166,8 +167,8 @@ func TestHookGetsCopyAndReplacementIsValidated(t *testing.T) {
 		faux.Call("replace", "echo", map[string]any{"label": "orig"}),
 		faux.Call("invalid", "echo", map[string]any{"label": "orig"}),
 	), faux.Reply())
-	cfg := Config{ToolExecution: tools.Sequential, BeforeToolCall: func(_ context.Context, c BeforeToolCall) (BeforeResult, error) {
-		args := c.Args.(map[string]any)
+	cfg := Config{ToolExecution: tools.Sequential, BeforeToolCall: func(_ context.Context, c BeforeCall) (BeforeResult, error) {
+		args := c.Args
 		switch c.Call.ID {
 		case "mutate":
 			args["label"] = "mutated"
@@ -204,13 +205,13 @@ func TestBlockAndAfterOverrides(t *testing.T) {
 	), faux.Reply())
 	yes := true
 	cfg := Config{
-		BeforeToolCall: func(_ context.Context, c BeforeToolCall) (BeforeResult, error) {
+		BeforeToolCall: func(_ context.Context, c BeforeCall) (BeforeResult, error) {
 			if c.Call.ID == "a" {
 				return BeforeResult{Block: true}, nil
 			}
 			return BeforeResult{}, nil
 		},
-		AfterToolCall: func(_ context.Context, c AfterToolCall) (AfterResult, error) {
+		AfterToolCall: func(_ context.Context, c AfterCall) (AfterResult, error) {
 			switch c.Call.ID {
 			case "b":
 				return AfterResult{Content: []providers.Content{providers.Text{Text: "redacted"}}, IsError: &yes}, nil
@@ -229,7 +230,7 @@ func TestBlockAndAfterOverrides(t *testing.T) {
 }
 
 func TestTerminate(t *testing.T) {
-	fin := echoTool(t, "finish", func(context.Context, string, labelArgs, tools.UpdateFunc) (tools.Result, error) {
+	fin := echoTool(t, "finish", func(context.Context, labelArgs) (tools.Result, error) {
 		return tools.Result{Content: []providers.Content{providers.Text{Text: "bye"}}, Terminate: true}, nil
 	})
 	p := faux.New(faux.Reply(faux.Call("a", "finish", map[string]any{"label": "x"})), faux.Reply(faux.Text("never")))
@@ -244,13 +245,12 @@ func TestTerminate(t *testing.T) {
 func TestToolTimeout(t *testing.T) {
 	unblock := make(chan struct{})
 	exited := make(chan struct{})
-	stuck := echoTool(t, "stuck", func(_ context.Context, _ string, _ labelArgs, up tools.UpdateFunc) (tools.Result, error) {
+	stuck := toolWith(t, tools.Config{Name: "stuck", Timeout: 20 * time.Millisecond}, func(ctx context.Context, _ labelArgs) (tools.Result, error) {
 		defer close(exited)
 		<-unblock
-		up(tools.TextResult("too late"))
+		tools.ReportProgress(ctx, tools.TextResult("too late"))
 		return tools.TextResult("late"), nil
 	})
-	stuck.Timeout = 20 * time.Millisecond
 	p := faux.New(faux.Reply(faux.Call("a", "stuck", map[string]any{"label": "x"})), faux.Reply())
 	msgs, rec := runLoop(t, context.Background(), p, []*tools.Tool{stuck}, Config{})
 	tr := msgs[2].(providers.ToolResultMessage)
@@ -266,8 +266,9 @@ func TestToolTimeout(t *testing.T) {
 }
 
 func TestLateUpdatesIgnored(t *testing.T) {
-	var saved tools.UpdateFunc
-	tool := echoTool(t, "t", func(_ context.Context, _ string, _ labelArgs, up tools.UpdateFunc) (tools.Result, error) {
+	var saved func(tools.Result)
+	tool := echoTool(t, "t", func(ctx context.Context, _ labelArgs) (tools.Result, error) {
+		up := func(p tools.Result) { tools.ReportProgress(ctx, p) }
 		up(tools.TextResult("live"))
 		saved = up
 		return tools.TextResult("ok"), nil
@@ -293,12 +294,13 @@ func TestCancelDuringStream(t *testing.T) {
 			cancel()
 		}
 	}
-	msgs, err := Run(ctx, []providers.Message{providers.NewUserText("go")}, Context{}, cfgFor(p), sink)
-	if err != nil {
-		t.Fatal(err)
+	msgs, err := Run(ctx, []providers.Message{providers.NewUserText("go")}, Conversation{}, cfgFor(p), sink)
+	var re *RunError
+	if !errors.Is(err, context.Canceled) || !errors.As(err, &re) || re.Message.StopReason != providers.StopReasonAborted {
+		t.Fatalf("a cancelled run returned %v", err)
 	}
 	a := last(msgs).(providers.AssistantMessage)
-	if a.StopReason != providers.StopReasonAborted || a.ErrorMessage != faux.AbortedMessage {
+	if a.StopReason != providers.StopReasonAborted || a.ErrorMessage != providers.AbortedMessage {
 		t.Fatalf("last message %s %q", a.StopReason, a.ErrorMessage)
 	}
 	if a.Text() == "" || len(a.Text()) >= 1000 {
@@ -320,7 +322,7 @@ func TestCancelDuringHook(t *testing.T) {
 			defer cancel()
 			echo := echoTool(t, "echo", nil)
 			p := faux.New(faux.Reply(faux.Call("a", "echo", map[string]any{"label": "1"}), faux.Call("b", "echo", map[string]any{"label": "2"})), faux.Reply())
-			cfg := Config{ToolExecution: mode, BeforeToolCall: func(hctx context.Context, c BeforeToolCall) (BeforeResult, error) {
+			cfg := Config{ToolExecution: mode, BeforeToolCall: func(hctx context.Context, c BeforeCall) (BeforeResult, error) {
 				cancel()
 				<-hctx.Done()
 				return BeforeResult{}, nil
@@ -345,7 +347,7 @@ func TestCancelDuringBodies(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var started sync.WaitGroup
 	started.Add(3)
-	body := func(ctx context.Context, _ string, _ labelArgs, _ tools.UpdateFunc) (tools.Result, error) {
+	body := func(ctx context.Context, _ labelArgs) (tools.Result, error) {
 		started.Done()
 		<-ctx.Done()
 		return tools.Result{}, ctx.Err()
@@ -365,7 +367,7 @@ func TestCancelDuringBodies(t *testing.T) {
 
 func TestTruncatedResponseRunsNothing(t *testing.T) {
 	ran := false
-	echo := echoTool(t, "echo", func(context.Context, string, labelArgs, tools.UpdateFunc) (tools.Result, error) {
+	echo := echoTool(t, "echo", func(context.Context, labelArgs) (tools.Result, error) {
 		ran = true
 		return tools.Result{}, nil
 	})
@@ -384,15 +386,15 @@ func TestTruncatedResponseRunsNothing(t *testing.T) {
 
 func TestContinue(t *testing.T) {
 	p := faux.New(faux.Reply(faux.Text("again")))
-	if _, err := Continue(context.Background(), Context{}, cfgFor(p), nil); !errors.Is(err, ErrNoMessages) {
+	if _, err := Continue(context.Background(), Conversation{}, cfgFor(p), nil); !errors.Is(err, ErrNoMessages) {
 		t.Fatalf("empty: %v", err)
 	}
-	asst := Context{Messages: []providers.Message{providers.NewUserText("hi"), faux.Reply(faux.Text("x"))}}
+	asst := Conversation{Messages: []providers.Message{providers.NewUserText("hi"), faux.Reply(faux.Text("x"))}}
 	if _, err := Continue(context.Background(), asst, cfgFor(p), nil); !errors.Is(err, ErrContinueAssistant) {
 		t.Fatalf("assistant tail: %v", err)
 	}
 	rec := &recorder{}
-	msgs, err := Continue(context.Background(), Context{Messages: []providers.Message{providers.NewUserText("hi")}}, cfgFor(p), rec.sink)
+	msgs, err := Continue(context.Background(), Conversation{Messages: []providers.Message{providers.NewUserText("hi")}}, cfgFor(p), rec.sink)
 	if err != nil || len(msgs) != 1 || msgs[0].Role() != providers.RoleAssistant {
 		t.Fatalf("continue: %v %v", msgs, err)
 	}
@@ -407,24 +409,60 @@ func (failingProvider) Stream(context.Context, *providers.Request) (iter.Seq[pro
 	return nil, errors.New("misconfigured")
 }
 
-func TestHookAndProviderFailuresAreGoErrors(t *testing.T) {
+// TestFailuresCloseTheRun: a provider that refuses the request and a
+// panicking hook end the run with the closing events a subscriber waits
+// for and a *RunError carrying the cause; invalid arguments return an
+// error before any event.
+func TestFailuresCloseTheRun(t *testing.T) {
 	prompt := []providers.Message{providers.NewUserText("go")}
-	if _, err := Run(context.Background(), prompt, Context{}, cfgFor(failingProvider{}), nil); err == nil || !strings.Contains(err.Error(), "misconfigured") {
-		t.Fatalf("provider error: %v", err)
+	panicking := cfgFor(faux.New(faux.Reply()))
+	panicking.ConvertToLLM = func(context.Context, []providers.Message) ([]providers.Message, error) { panic("convert exploded") }
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"provider refuses", cfgFor(failingProvider{}), "misconfigured"},
+		{"hook panics", panicking, "convert exploded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recorder{}
+			msgs, err := Run(context.Background(), prompt, Conversation{}, tc.cfg, rec.sink)
+			var re *RunError
+			if !errors.As(err, &re) || !strings.Contains(err.Error(), tc.want) || re.Err == nil {
+				t.Fatalf("error %v", err)
+			}
+			if got := strings.Join(rec.types(), ","); got != "agent_start,turn_start,message_start,message_end,message_start,message_end,turn_end,agent_end" {
+				t.Fatalf("events %s", got)
+			}
+			if len(msgs) != 2 || !reflect.DeepEqual(msgs[1], providers.Message(re.Message)) || re.Message.StopReason != providers.StopReasonError {
+				t.Fatalf("messages %v", msgs)
+			}
+		})
 	}
-	cfg := cfgFor(faux.New(faux.Reply()))
-	cfg.ConvertToLLM = func(context.Context, []providers.Message) ([]providers.Message, error) { panic("convert exploded") }
 	rec := &recorder{}
-	if _, err := Run(context.Background(), prompt, Context{}, cfg, rec.sink); err == nil || !strings.Contains(err.Error(), "convert exploded") {
-		t.Fatalf("panicking hook: %v", err)
+	if _, err := Run(context.Background(), prompt, Conversation{}, Config{}, rec.sink); !errors.Is(err, ErrNoProvider) || len(rec.all()) != 0 {
+		t.Fatalf("nil provider: %v, %d events", err, len(rec.all()))
 	}
-	for _, e := range rec.all() {
-		if e.Type() == events.TypeAgentEnd {
-			t.Fatal("agent_end after a failed run")
-		}
+	broken := []*tools.Tool{{}}
+	if _, err := Run(context.Background(), prompt, Conversation{Tools: broken}, cfgFor(faux.New()), rec.sink); err == nil || len(rec.all()) != 0 {
+		t.Fatalf("zero tool: %v, %d events", err, len(rec.all()))
 	}
-	if _, err := Run(context.Background(), prompt, Context{}, Config{}, nil); err == nil {
-		t.Fatal("nil provider accepted")
+	twice := []*tools.Tool{echoTool(t, "a", nil), echoTool(t, "a", nil)}
+	if _, err := Run(context.Background(), prompt, Conversation{Tools: twice}, cfgFor(faux.New()), rec.sink); err == nil || !strings.Contains(err.Error(), "two tools") {
+		t.Fatalf("two tools of one name: %v", err)
+	}
+}
+
+// TestPanickingHandler: an event handler that panics does not stop the
+// run; the run ends and reports it.
+func TestPanickingHandler(t *testing.T) {
+	p := faux.New(faux.Reply(faux.Text("hi")))
+	n := 0
+	msgs, err := Run(context.Background(), []providers.Message{providers.NewUserText("go")}, Conversation{}, cfgFor(p),
+		func(context.Context, events.Event) { n++; panic("handler bug") })
+	if err == nil || !strings.Contains(err.Error(), "handler bug") || len(msgs) != 2 || n < 6 {
+		t.Fatalf("err %v, %d messages, %d events", err, len(msgs), n)
 	}
 }
 
@@ -441,7 +479,7 @@ func TestEventsAreImmutable(t *testing.T) {
 			texts = append(texts, mustJSON(u.Stream.Message))
 		}
 	}
-	_, err := Run(context.Background(), []providers.Message{providers.NewUserText("go")}, Context{Tools: []*tools.Tool{echoTool(t, "echo", nil)}}, cfgFor(p), sink)
+	_, err := Run(context.Background(), []providers.Message{providers.NewUserText("go")}, Conversation{Tools: []*tools.Tool{echoTool(t, "echo", nil)}}, cfgFor(p), sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +499,7 @@ func TestTransformAndConvert(t *testing.T) {
 	p := faux.New(faux.Reply(faux.Call("a", "echo", map[string]any{"label": "x"})), faux.Reply())
 	calls := 0
 	cfg := Config{
-		TransformContext: func(_ context.Context, ms []providers.Message) ([]providers.Message, error) {
+		TransformMessages: func(_ context.Context, ms []providers.Message) ([]providers.Message, error) {
 			return ms[len(ms)-1:], nil
 		},
 		ConvertToLLM: func(_ context.Context, ms []providers.Message) ([]providers.Message, error) { return ms, nil },
@@ -485,9 +523,9 @@ func TestShouldStopAndPrepareNextTurn(t *testing.T) {
 	turns := 0
 	cfg := Config{
 		PrepareNextTurn: func(_ context.Context, turn Turn) (TurnUpdate, error) {
-			c := turn.Context
+			c := turn.Conversation
 			c.SystemPrompt = "second prompt"
-			return TurnUpdate{Context: &c}, nil
+			return TurnUpdate{Conversation: &c}, nil
 		},
 		ShouldStopAfterTurn: func(_ context.Context, turn Turn) bool {
 			turns++
@@ -511,9 +549,9 @@ func TestNewMessagesSurviveAReplacedContext(t *testing.T) {
 	var seen []int
 	cfg := Config{PrepareNextTurn: func(_ context.Context, turn Turn) (TurnUpdate, error) {
 		seen = append(seen, len(turn.NewMessages))
-		c := turn.Context
+		c := turn.Conversation
 		c.Messages = c.Messages[len(c.Messages)-1:] // keep only the last message
-		return TurnUpdate{Context: &c}, nil
+		return TurnUpdate{Conversation: &c}, nil
 	}}
 	msgs, rec := runLoop(t, context.Background(), p, []*tools.Tool{echoTool(t, "echo", nil)}, cfg)
 	// user, assistant a, result a, assistant b, result b, final assistant

@@ -28,7 +28,7 @@ func TestCPUBoundBodiesRunOnSeveralThreads(t *testing.T) {
 	var next atomic.Int32
 	var proved atomic.Bool
 	deadline := time.Now().Add(patience)
-	body := func(context.Context, string, labelArgs, tools.UpdateFunc) (tools.Result, error) {
+	body := func(context.Context, labelArgs) (tools.Result, error) {
 		me := next.Add(1) - 1
 		for !proved.Load() { // spin: no blocking, no yielding
 			tid := int64(syscall.Gettid())

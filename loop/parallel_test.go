@@ -34,7 +34,7 @@ func runAsync(t *testing.T, ctx context.Context, p providers.Provider, ts []*too
 	cfg.Model = cfgFor(p).Model
 	done := make(chan []providers.Message, 1)
 	go func() {
-		msgs, err := Run(ctx, []providers.Message{providers.NewUserText("go")}, Context{Tools: ts}, cfg, nil)
+		msgs, err := Run(ctx, []providers.Message{providers.NewUserText("go")}, Conversation{Tools: ts}, cfg, nil)
 		if err != nil {
 			t.Errorf("Run: %v", err)
 		}
@@ -58,7 +58,7 @@ func TestBodiesStartTogether(t *testing.T) {
 			go func() { arrived.Wait(); close(all) }()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			body := func(ctx context.Context, _ string, a labelArgs, _ tools.UpdateFunc) (tools.Result, error) {
+			body := func(ctx context.Context, a labelArgs) (tools.Result, error) {
 				arrived.Done()
 				select {
 				case <-all:
@@ -96,7 +96,7 @@ func TestMaxParallelTools(t *testing.T) {
 			var cur, peak atomic.Int32
 			arrive := make(chan struct{})
 			release := make(chan struct{})
-			body := func(context.Context, string, labelArgs, tools.UpdateFunc) (tools.Result, error) {
+			body := func(context.Context, labelArgs) (tools.Result, error) {
 				c := cur.Add(1)
 				for p := peak.Load(); c > p && !peak.CompareAndSwap(p, c); p = peak.Load() {
 				}

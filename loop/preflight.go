@@ -2,16 +2,22 @@ package loop
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/tools"
 )
 
-// The texts the model reads when the loop refuses a call.
+// The texts the model reads when the loop refuses a call, as the reference
+// writes them. The others name the tool and say why; see the README's
+// preflight table.
 const (
-	blockedText = "Tool execution was blocked"
-	abortedText = "Operation aborted"
+	// BlockedText is the result of a call the policy hook blocked without
+	// a reason of its own.
+	BlockedText = "Tool execution was blocked"
+	// AbortedText is the result of a call the run was cancelled before.
+	AbortedText = "Operation aborted"
 )
 
 func notFoundText(name string) string { return "Tool " + name + " not found" }
@@ -35,12 +41,15 @@ func incompleteText(name string) string {
 		"so they may be truncated. Re-issue the tool call with complete arguments.", name)
 }
 
+func timeoutText(name string, d time.Duration) string {
+	return fmt.Sprintf("Tool %s timed out after %v", name, d)
+}
+
 // call is one tool call on its way through the batch.
 type call struct {
-	tc    providers.ToolCall
-	tool  *tools.Tool
-	args  any // validated arguments, once prepared (kept for the hooks only)
-	bound any // the same, as the body's own type
+	tc   providers.ToolCall
+	tool *tools.Tool
+	inv  *tools.Invocation // once the arguments passed the tool's checks
 
 	// The outcome, once known.
 	result  tools.Result
@@ -61,9 +70,8 @@ func (c *call) fail(text string) *call {
 }
 
 // preflight answers the questions a call must pass before its body may run,
-// in order. It returns nil when the call is prepared (c.tool and c.bound
-// are set, and c.args when a hook needs them), or c itself holding the
-// error result that stands instead.
+// in order. It returns nil when the call is prepared (c.tool and c.inv are
+// set), or c itself holding the error result that stands instead.
 func (r *run) preflight(a providers.AssistantMessage, c *call) (refused *call) {
 	// Does the tool exist?
 	c.tool = r.byName[c.tc.Name]
@@ -71,71 +79,52 @@ func (r *run) preflight(a providers.AssistantMessage, c *call) (refused *call) {
 		return c.fail(notFoundText(c.tc.Name))
 	}
 	// Did the arguments arrive whole, and within bounds?
+	if max := r.cfg.RequestOptions.ArgumentLimit(); max >= 0 && len(c.tc.RawArguments) > max {
+		return c.fail(oversizedArgsText(c.tc.Name, len(c.tc.RawArguments), max))
+	}
 	if c.tc.Incomplete {
 		return c.fail(incompleteText(c.tc.Name))
 	}
-	if n, max := len(c.tc.RawArguments), limit(r.cfg.MaxArgumentBytes, DefaultMaxArgumentBytes); n > max {
-		return c.fail(oversizedArgsText(c.tc.Name, n, max))
-	}
 	// Do they fit the schema (after the tool's shim and coercion)?
-	args, bound, bindLater, err := r.prepare(c)
+	inv, err := c.tool.Check(c.tc.Arguments)
 	if err != nil {
 		return c.fail(err.Error())
 	}
 	// Does policy allow the call?
 	if r.cfg.BeforeToolCall != nil {
-		decision, err := r.before(a, c, args)
+		decision, err := r.before(a, c, inv)
 		switch {
 		case err != nil: // as in the reference, a failing hook's message wins
 			return c.fail(err.Error())
 		case r.ctx.Err() != nil: // and an abort wins over a decision
-			return c.fail(abortedText)
+			return c.fail(AbortedText)
 		case decision.Block:
 			reason := decision.Reason
 			if reason == "" {
-				reason = blockedText
+				reason = BlockedText
 			}
 			c.fail(reason)
 			c.result.Terminate = decision.Terminate
 			return c
 		case decision.Args != nil:
-			if args, err = c.tool.ValidateArguments(decision.Args); err != nil {
+			if inv, err = c.tool.Check(decision.Args); err != nil {
 				return c.fail(err.Error())
 			}
 		}
 	}
 	// Is the run still wanted?
 	if r.ctx.Err() != nil {
-		return c.fail(abortedText)
+		return c.fail(AbortedText)
 	}
-	// Can the body's own argument type hold them?
-	if bindLater {
-		if bound, err = c.tool.Bind(args); err != nil {
-			return c.fail(err.Error())
-		}
-	}
-	c.args, c.bound = args, bound
+	c.inv = inv
 	return nil
-}
-
-// prepare runs a call's arguments through its tool's pipeline. When a
-// hook will see the prepared arguments, it returns them and leaves binding
-// for later (bindLater); otherwise it goes straight to the body's value,
-// in one pass where the tool allows (see tools.Tool.PrepareBound).
-func (r *run) prepare(c *call) (args, bound any, bindLater bool, err error) {
-	if r.cfg.BeforeToolCall != nil || r.cfg.AfterToolCall != nil {
-		args, err = c.tool.Prepare(c.tc.Arguments)
-		return args, nil, true, err
-	}
-	bound, err = c.tool.PrepareBound(c.tc.Arguments)
-	return nil, bound, false, err
 }
 
 // before calls the policy hook with a copy of the arguments; a panic is an
 // error.
-func (r *run) before(a providers.AssistantMessage, c *call, args any) (res BeforeResult, err error) {
+func (r *run) before(a providers.AssistantMessage, c *call, inv *tools.Invocation) (res BeforeResult, err error) {
 	defer recoverTo(&err)
-	return r.cfg.BeforeToolCall(r.ctx, BeforeToolCall{Assistant: a, Call: c.tc, Args: tools.Clone(args), Context: r.c})
+	return r.cfg.BeforeToolCall(r.ctx, BeforeCall{Assistant: a, Call: c.tc, Args: inv.Args(), Conversation: r.c})
 }
 
 // recoverTo turns a panic into an error "panic: VALUE" in *err.
@@ -202,7 +191,7 @@ func (r *run) sequential(calls []*call) bool {
 		return true
 	}
 	for _, c := range calls {
-		if t := r.byName[c.tc.Name]; t != nil && t.Mode == tools.Sequential {
+		if t := r.byName[c.tc.Name]; t != nil && t.Mode() == tools.Sequential {
 			return true
 		}
 	}

@@ -33,9 +33,9 @@ func closeCalls(content []providers.Content) []providers.Content {
 func (r *run) streamAssistant() (providers.AssistantMessage, error) {
 	msgs := r.c.Messages[:len(r.c.Messages):len(r.c.Messages)]
 	var err error
-	if r.cfg.TransformContext != nil {
-		if msgs, err = r.cfg.TransformContext(r.ctx, msgs); err != nil {
-			return providers.AssistantMessage{}, fmt.Errorf("loop: TransformContext: %w", err)
+	if r.cfg.TransformMessages != nil {
+		if msgs, err = r.cfg.TransformMessages(r.ctx, msgs); err != nil {
+			return providers.AssistantMessage{}, fmt.Errorf("loop: TransformMessages: %w", err)
 		}
 	}
 	if r.cfg.ConvertToLLM != nil {
@@ -43,7 +43,7 @@ func (r *run) streamAssistant() (providers.AssistantMessage, error) {
 			return providers.AssistantMessage{}, fmt.Errorf("loop: ConvertToLLM: %w", err)
 		}
 	}
-	opts := r.cfg.Options
+	opts := r.cfg.RequestOptions
 	if r.cfg.GetAPIKey != nil {
 		key, err := r.cfg.GetAPIKey(r.ctx, r.cfg.Model.Provider)
 		if err != nil {
@@ -141,7 +141,7 @@ func (r *run) finalMessage(final, partial *providers.AssistantMessage) providers
 		}
 		a.StopReason, a.ErrorMessage = providers.StopReasonError, errNoFinal
 		if r.ctx.Err() != nil {
-			a.StopReason, a.ErrorMessage = providers.StopReasonAborted, "Request was aborted"
+			a.StopReason, a.ErrorMessage = providers.StopReasonAborted, providers.AbortedMessage
 		}
 		return a
 	}

@@ -28,13 +28,18 @@ type Provider interface {
 	Stream(ctx context.Context, req *Request) (iter.Seq[StreamEvent], error)
 }
 
+// AbortedMessage is the error message of a response cut short because the
+// run was cancelled, as the reference writes it (the model may read it in a
+// later request).
+const AbortedMessage = "Request was aborted"
+
 // Request is what a provider sends to the model for one response.
 type Request struct {
 	Model        Model
 	SystemPrompt string
 	Messages     []Message
 	Tools        []ToolSpec
-	Options      Options
+	Options      RequestOptions
 }
 
 // ToolSpec is how a provider describes a tool to the model.
@@ -44,18 +49,38 @@ type ToolSpec struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-// Options are per-request settings. The zero value asks for the provider's
-// defaults.
-type Options struct {
+// RequestOptions are per-request settings. The zero value asks for the
+// provider's defaults.
+type RequestOptions struct {
 	// APIKey is the key resolved for this call; providers never log it.
-	APIKey      string
-	MaxTokens   int
+	APIKey string
+	// MaxTokens bounds the response's length; 0 leaves it to the server.
+	MaxTokens int
+	// Temperature, when not nil, is the sampling temperature.
 	Temperature *float64
-	// Reasoning is the reasoning effort ("minimal" ... "high"), empty for
-	// none.
+	// Reasoning is the reasoning effort ("minimal" ... "high") for models
+	// that reason; empty for the server's default.
 	Reasoning string
-	SessionID string
-	Headers   map[string]string
+	// MaxArgumentBytes caps the argument text of one streamed tool call. A
+	// provider stops keeping a call's text past it (its memory stays
+	// bounded), and the loop refuses the call with a message saying so. 0
+	// means DefaultMaxArgumentBytes, negative means no cap.
+	MaxArgumentBytes int
+}
+
+// DefaultMaxArgumentBytes is the default of RequestOptions.MaxArgumentBytes.
+const DefaultMaxArgumentBytes = 1 << 20
+
+// ArgumentLimit resolves MaxArgumentBytes: the cap in bytes, or -1 for
+// none.
+func (o RequestOptions) ArgumentLimit() int {
+	switch {
+	case o.MaxArgumentBytes == 0:
+		return DefaultMaxArgumentBytes
+	case o.MaxArgumentBytes < 0:
+		return -1
+	}
+	return o.MaxArgumentBytes
 }
 
 // StreamEventType names a stream event.

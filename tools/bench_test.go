@@ -17,7 +17,7 @@ type benchArgs struct {
 	Force bool   `json:"force,omitempty"`
 }
 
-func noop(context.Context, string, any, UpdateFunc) (Result, error) { return TextResult("ok"), nil }
+func noop(context.Context, map[string]any) (Result, error) { return TextResult("ok"), nil }
 
 // coercedArgs is the bench call: one value ("42" for an integer) needs
 // coercion.
@@ -30,10 +30,12 @@ func fittingArgs() map[string]any {
 	return map[string]any{"path": "src/file1.go", "line": 42.0, "mode": "r"}
 }
 
-func benchJSONTool() *Tool { return Must(NewJSON("read", "read", json.RawMessage(benchSchema), noop)) }
+func benchJSONTool() *Tool {
+	return Must(NewJSON(Config{Name: "read", Description: "read"}, json.RawMessage(benchSchema), noop))
+}
 
 func benchStructTool() *Tool {
-	return Must(New("read", "read", func(context.Context, string, benchArgs, UpdateFunc) (Result, error) { return Result{}, nil }))
+	return Must(New(Config{Name: "read", Description: "read"}, func(context.Context, benchArgs) (Result, error) { return Result{}, nil }))
 }
 
 // loop runs op once per iteration, reporting allocations.
@@ -50,7 +52,7 @@ func loop(b *testing.B, op func() error) {
 // schema. Target: < 2 µs, < 20 allocs.
 func BenchmarkValidateArguments(b *testing.B) {
 	tool, args := benchJSONTool(), coercedArgs()
-	loop(b, func() error { _, err := tool.ValidateArguments(args); return err })
+	loop(b, func() error { _, err := tool.validateArguments(args); return err })
 }
 
 // BenchmarkGoogleValidate is google/jsonschema-go's Validate alone on the
@@ -65,41 +67,51 @@ func BenchmarkGoogleValidate(b *testing.B) {
 // the map it changes, and nothing is cloned for the result.
 func BenchmarkPrepare(b *testing.B) {
 	tool, args := benchJSONTool(), coercedArgs()
-	loop(b, func() error { _, err := tool.Prepare(args); return err })
+	loop(b, func() error { _, err := tool.prepare(args); return err })
 }
 
 // BenchmarkPrepareNoCoercion is Prepare for arguments that already fit:
 // nothing is copied.
 func BenchmarkPrepareNoCoercion(b *testing.B) {
 	tool, args := benchJSONTool(), fittingArgs()
-	loop(b, func() error { _, err := tool.Prepare(args); return err })
+	loop(b, func() error { _, err := tool.prepare(args); return err })
 }
 
 // BenchmarkBind decodes prepared arguments into the body's struct.
 func BenchmarkBind(b *testing.B) {
 	tool := benchStructTool()
-	args, err := tool.Prepare(fittingArgs())
+	args, err := tool.prepare(fittingArgs())
 	if err != nil {
 		b.Fatal(err)
 	}
-	loop(b, func() error { _, err := tool.Bind(args); return err })
+	loop(b, func() error { _, err := tool.bind(args); return err })
 }
 
 // BenchmarkPrepareBound is the loop's path without hooks for the bench
 // call: one pass from raw arguments to the body's struct.
 func BenchmarkPrepareBound(b *testing.B) {
 	tool, args := benchStructTool(), coercedArgs()
-	loop(b, func() error { _, err := tool.PrepareBound(args); return err })
+	loop(b, func() error { _, err := tool.prepareBound(args); return err })
 }
 
 // BenchmarkPrepareThenBind is the same work through Prepare and Bind.
 func BenchmarkPrepareThenBind(b *testing.B) {
 	tool, args := benchStructTool(), coercedArgs()
 	loop(b, func() error {
-		prepared, err := tool.Prepare(args)
+		prepared, err := tool.prepare(args)
 		if err == nil {
-			_, err = tool.Bind(prepared)
+			_, err = tool.bind(prepared)
 		}
 		return err
 	})
+}
+
+// validateArguments is validate followed by a deep copy: the checked
+// arguments as a value of their own, for tests of any JSON value.
+func (t *Tool) validateArguments(args any) (any, error) {
+	v, err := t.validate(args)
+	if err != nil {
+		return nil, err
+	}
+	return clone(v), nil
 }

@@ -10,7 +10,7 @@ import (
 // for plain JSON Schemas: allOf coerces through each member; anyOf and
 // oneOf take the first member whose coercion validates; a type (or type
 // list) converts primitives; objects and arrays are walked. Unlike the
-// reference, $ref is followed. v must be normalized (see Clone).
+// reference, $ref is followed. v must be normalized (see clone).
 //
 // coerce never changes v: a map or slice with an element to change is
 // copied, shallowly, and the copy changed, so a value that needs nothing

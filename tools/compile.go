@@ -38,7 +38,7 @@ type node struct {
 	names    *node // propertyNames
 	pattern  *regexp.Regexp
 	patterns map[*regexp.Regexp]*node
-	enum     []any // enum values, normalized as Clone does
+	enum     []any // enum values, normalized as clone does
 	konst    []any // the const value, normalized, when there is one
 }
 
@@ -148,11 +148,11 @@ func (c *compiler) compile(s *jsonschema.Schema) (*node, error) {
 	if s.Enum != nil {
 		n.enum = make([]any, len(s.Enum))
 		for i, e := range s.Enum {
-			n.enum[i] = Clone(e)
+			n.enum[i] = clone(e)
 		}
 	}
 	if s.Const != nil {
-		n.konst = []any{Clone(*s.Const)}
+		n.konst = []any{clone(*s.Const)}
 	}
 	if s.Pattern != "" {
 		if n.pattern, err = regexp.Compile(s.Pattern); err != nil {

@@ -99,7 +99,7 @@ func (d *decoder) decodeValue(rv reflect.Value, v any, p *plan) error {
 		if t.NumMethod() != 0 {
 			return viaJSON(rv, v)
 		}
-		rv.Set(reflect.ValueOf(Clone(v))) // the body's own copy
+		rv.Set(reflect.ValueOf(clone(v))) // the body's own copy
 		return nil
 	case reflect.Pointer:
 		if rv.IsNil() {

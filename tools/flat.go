@@ -4,9 +4,9 @@ import "reflect"
 
 // Most tools take a flat object: "type": "object", declared properties
 // and a required list, with nothing else at the object itself. For such a
-// tool built with [New], [Tool.PrepareBound] checks, coerces and decodes
-// each declared property in one pass, without building the coerced
-// argument map that [Tool.Prepare] returns. Anything out of the ordinary
+// tool built with [New], [Tool.Check] checks, coerces and decodes each
+// declared property in one pass, without building the coerced argument
+// map that the general path (prepare) returns. Anything out of the ordinary
 // (a property the schema does not declare, a value to normalize, a
 // violation) sends the call down the general path, which decides it and
 // says why.
@@ -49,20 +49,27 @@ func flatPlanFor[T any](d *decoder, n *node) *flatPlan {
 	return fp
 }
 
-// PrepareBound is [Tool.Prepare] followed by [Tool.Bind]: the value the
-// body receives, or the error that refuses the call. The loop uses it when
-// no hook needs the prepared arguments themselves.
-func (t *Tool) PrepareBound(raw map[string]any) (any, error) {
-	if t.flat != nil && t.PrepareArguments == nil && t.decides {
-		if bound, ok := t.bindFlat(raw); ok {
-			return bound, nil
-		}
+// prepareBound is prepare followed by bind: the value the body receives,
+// or the error that refuses the call, in one pass when the tool allows it
+// (a struct body, a flat schema the compiled checker decides, no
+// PrepareArguments shim).
+func (t *Tool) prepareBound(raw map[string]any) (any, error) {
+	if bound, ok := t.oneBind(raw); ok {
+		return bound, nil
 	}
-	args, err := t.Prepare(raw)
+	args, err := t.prepare(raw)
 	if err != nil {
 		return nil, err
 	}
-	return t.Bind(args)
+	return t.bind(args)
+}
+
+// oneBind is the one-pass path when the tool allows it.
+func (t *Tool) oneBind(raw map[string]any) (any, bool) {
+	if t.flat == nil || t.cfg.PrepareArguments != nil || !t.decides {
+		return nil, false
+	}
+	return t.bindFlat(raw)
 }
 
 // bindFlat is the one-pass path; it reports false whenever the general
@@ -77,7 +84,7 @@ func (t *Tool) bindFlat(raw map[string]any) (any, bool) {
 		if !ok {
 			continue
 		}
-		if !isNormal(v, MaxDepth-1) {
+		if !isNormal(v, maxDepth-1) {
 			return nil, false
 		}
 		if c, changed := coerce(v, n.propList[i]); changed {

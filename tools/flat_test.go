@@ -29,7 +29,7 @@ type flatArgs struct {
 }
 
 func flatTool(t testing.TB) *Tool {
-	tool := Must(New("flat", "", func(context.Context, string, flatArgs, UpdateFunc) (Result, error) { return Result{}, nil }))
+	tool := Must(New(Config{Name: "flat"}, func(context.Context, flatArgs) (Result, error) { return Result{}, nil }))
 	if tool.flat == nil {
 		t.Fatal("flatArgs should take the one-pass path")
 	}
@@ -51,15 +51,15 @@ func FuzzPrepareBound(f *testing.F) {
 		if json.Unmarshal([]byte(raw), &args) != nil || args == nil {
 			return
 		}
-		before := Clone(args)
-		got, gotErr := tool.PrepareBound(args)
+		before := clone(args)
+		got, gotErr := tool.prepareBound(args)
 		if !reflect.DeepEqual(before, args) {
 			t.Fatalf("input changed: %v -> %v", before, args)
 		}
 		var want any
-		prepared, wantErr := tool.Prepare(args)
+		prepared, wantErr := tool.prepare(args)
 		if wantErr == nil {
-			want, wantErr = tool.Bind(prepared)
+			want, wantErr = tool.bind(prepared)
 		}
 		if (gotErr == nil) != (wantErr == nil) || (gotErr != nil && gotErr.Error() != wantErr.Error()) {
 			t.Fatalf("%s: one pass says %v, Prepare+Bind says %v", raw, gotErr, wantErr)
@@ -76,13 +76,13 @@ func TestFlatOnlyForFlatSchemas(t *testing.T) {
 	type withExtra struct {
 		A string `json:"a"`
 	}
-	if tool := Must(New("s", "", func(context.Context, string, withExtra, UpdateFunc) (Result, error) { return Result{}, nil })); tool.flat == nil {
+	if tool := Must(New(Config{Name: "s"}, func(context.Context, withExtra) (Result, error) { return Result{}, nil })); tool.flat == nil {
 		t.Error("a plain struct should be flat")
 	}
-	if tool := Must(NewJSON("j", "", json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`), noop)); tool.flat != nil {
+	if tool := Must(NewJSON(Config{Name: "j"}, json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`), noop)); tool.flat != nil {
 		t.Error("a JSON-schema tool has no struct to decode into")
 	}
-	if tool := Must(New("m", "", func(context.Context, string, map[string]any, UpdateFunc) (Result, error) { return Result{}, nil })); tool.flat != nil {
+	if tool := Must(New(Config{Name: "m"}, func(context.Context, map[string]any) (Result, error) { return Result{}, nil })); tool.flat != nil {
 		t.Error("a map body is not a struct")
 	}
 	root := func(schema string) *node {

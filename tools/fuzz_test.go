@@ -26,7 +26,7 @@ func FuzzValidate(f *testing.F) {
 	}
 	tools := make([]*Tool, len(fuzzSchemas))
 	for i, s := range fuzzSchemas {
-		tools[i] = Must(NewJSON("t", "", json.RawMessage(s), noop))
+		tools[i] = Must(NewJSON(Config{Name: "t"}, json.RawMessage(s), noop))
 	}
 	f.Fuzz(func(t *testing.T, which uint8, raw string) {
 		var args any
@@ -34,8 +34,8 @@ func FuzzValidate(f *testing.F) {
 			return
 		}
 		tool := tools[int(which)%len(tools)]
-		before := Clone(args)
-		_, err := tool.ValidateArguments(args)
+		before := clone(args)
+		_, err := tool.validateArguments(args)
 		if !reflect.DeepEqual(before, args) {
 			t.Fatalf("input mutated: %v -> %v", before, args)
 		}
@@ -44,7 +44,7 @@ func FuzzValidate(f *testing.F) {
 				t.Fatalf("%s refused but no violation was listed: %v", raw, ve.Cause)
 			}
 		}
-		v, ok := cloneDepth(args, MaxDepth)
+		v, ok := cloneDepth(args, maxDepth)
 		if !ok {
 			return
 		}

@@ -41,7 +41,7 @@ func schemaMap(t *testing.T, tool *Tool) map[string]any {
 
 func TestSchemaFromStruct(t *testing.T) {
 	var got readArgs
-	tool := Must(New("read", "Read a file", func(_ context.Context, _ string, a readArgs, _ UpdateFunc) (Result, error) {
+	tool := Must(New(Config{Name: "read", Description: "Read a file"}, func(_ context.Context, a readArgs) (Result, error) {
 		got = a
 		return TextResult("ok"), nil
 	}))
@@ -69,33 +69,33 @@ func TestSchemaFromStruct(t *testing.T) {
 
 	args := map[string]any{"path": "a.go", "line": "7", "mode": "r", "at": map[string]any{"x": "1", "y": 2},
 		"tree": map[string]any{"name": "root", "children": []any{map[string]any{"name": "leaf"}}}}
-	v, err := tool.ValidateArguments(args)
+	inv, err := tool.Check(args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tool.Execute(context.Background(), "c1", v, nil); err != nil {
+	if _, err := inv.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if got.Line != 7 || got.At.X != 1 || got.Tree.Children[0].Name != "leaf" {
 		t.Fatalf("decoded %+v", got)
 	}
 	for _, bad := range []map[string]any{{"line": 1}, {"path": "a", "line": 0}, {"path": "a", "mode": "x"}, {"path": "a", "at": map[string]any{"x": 1}}} {
-		if _, err := tool.ValidateArguments(bad); err == nil {
+		if _, err := tool.validateArguments(bad); err == nil {
 			t.Errorf("%v: accepted", bad)
 		}
 	}
 }
 
 func TestSchemaRecursiveRoot(t *testing.T) {
-	tool := Must(New("tree", "", func(context.Context, string, treeNode, UpdateFunc) (Result, error) { return Result{}, nil }))
+	tool := Must(New(Config{Name: "tree"}, func(context.Context, treeNode) (Result, error) { return Result{}, nil }))
 	m := schemaMap(t, tool)
 	if m["type"] != "object" || !strings.Contains(string(tool.Parameters()), `"$ref":"#"`) {
 		t.Fatalf("schema %s", tool.Parameters())
 	}
-	if _, err := tool.ValidateArguments(map[string]any{"name": "a", "children": []any{map[string]any{"name": 1}}}); err != nil {
+	if _, err := tool.validateArguments(map[string]any{"name": "a", "children": []any{map[string]any{"name": 1}}}); err != nil {
 		t.Fatalf("1 should coerce to \"1\": %v", err)
 	}
-	if _, err := tool.ValidateArguments(map[string]any{"name": "a", "children": []any{map[string]any{}}}); err == nil {
+	if _, err := tool.validateArguments(map[string]any{"name": "a", "children": []any{map[string]any{}}}); err == nil {
 		t.Fatal("missing nested name accepted")
 	}
 }

@@ -3,8 +3,11 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -50,87 +53,128 @@ func TextResult(text string) Result {
 	return Result{Content: []providers.Content{providers.Text{Text: text}}}
 }
 
-// UpdateFunc publishes a partial result while a tool body runs. Calls made
-// after the body returned are ignored.
-type UpdateFunc func(partial Result)
+// Func is a tool body: it receives the run's context (cancelled when the
+// run is aborted or the tool's timeout passes) and the validated, coerced
+// arguments decoded into an In, and returns what the model reads.
+//
+// Out may be a string (sent as the result's text), a [Result] (sent as it
+// is: text and images, details for user interfaces, Terminate), or any
+// other value, which is encoded as JSON for the model and kept as the
+// result's Details. A returned error becomes an error result carrying its
+// text. The call's id and a way to report progress come with ctx: see
+// [CallID] and [ReportProgress].
+type Func[In, Out any] func(ctx context.Context, in In) (Out, error)
 
-// Func is a tool body over arguments of type T: it receives the run's
-// context (cancelled when the run is aborted or the tool's timeout passes),
-// the call's id, the validated arguments, and a function to publish
-// progress. A returned error becomes an error result carrying its text.
-type Func[T any] func(ctx context.Context, id string, args T, update UpdateFunc) (Result, error)
-
-// Tool is a function the model can call. Build one with [New] (from a Go
-// struct type) or [NewJSON] (from a hand-written JSON Schema); the schema is
-// compiled once, there. The exported fields may be set after construction,
-// before the tool is handed to a run.
-type Tool struct {
-	// Name is what the model calls the tool by.
+// Config names and configures a tool. Name is required; the rest is
+// optional.
+type Config struct {
+	// Name is what the model calls the tool by: 1 to 64 letters, digits,
+	// underscores and hyphens, as the providers' APIs require.
 	Name string
+	// Description tells the model what the tool does and when to use it.
+	Description string
 	// Label is a human-readable name for user interfaces; Name when empty.
 	Label string
-	// Description tells the model what the tool does.
-	Description string
 	// Mode is Parallel (the default) or Sequential.
 	Mode Mode
-	// Timeout bounds one run of the body; zero means no limit of its own.
+	// Timeout bounds one run of the body; zero means no limit of its own
+	// (the loop's ToolTimeout applies).
 	Timeout time.Duration
 	// PrepareArguments is an optional compatibility shim applied to a copy
-	// of the raw arguments before validation, for example to lift a legacy
-	// argument shape into the current schema. Its result is validated like
-	// any arguments.
-	PrepareArguments func(args any) (any, error)
+	// of the model's arguments before validation, for example to lift a
+	// legacy argument shape into the current schema. Its result is checked
+	// like any arguments.
+	PrepareArguments func(args map[string]any) (map[string]any, error)
+}
 
+// Tool is a function the model can call. Build one with [New] (from a Go
+// function over a struct type) or [NewJSON] (from a hand-written JSON
+// Schema); the schema is compiled once, there. A Tool is immutable and safe
+// for concurrent use; the zero value is not a usable tool, and every run
+// refuses it.
+type Tool struct {
+	cfg      Config
 	params   json.RawMessage
 	resolved *jsonschema.Resolved
 	root     *node
 	decides  bool // root.valid is the verdict; see Tool.valid
-	body     Func[any]
-	bind     func(args any) (any, error)
-	flat     *flatPlan // for flat schemas and struct bodies; see PrepareBound
+	// bind turns checked arguments into the value run takes; run calls the
+	// body with it.
+	bind func(args any) (any, error)
+	run  func(ctx context.Context, bound any) (Result, error)
+	flat *flatPlan // for flat schemas and struct bodies; see prepareBound
 }
 
-// New builds a tool whose arguments are a T, usually a struct. The schema is
-// generated from T (see [SchemaFor]); the body receives the arguments
-// decoded into a T after coercion and validation.
-func New[T any](name, description string, fn Func[T]) (*Tool, error) {
-	schema, err := SchemaFor[T]()
-	if err != nil {
-		return nil, fmt.Errorf("tool %q: %w", name, err)
+// errNotBuilt is what a zero Tool's methods report.
+var errNotBuilt = errors.New("tools: the Tool was not built by tools.New or tools.NewJSON")
+
+// New builds a tool whose arguments are an In, usually a struct. The
+// schema is generated from In (see [SchemaFor]); the body receives the
+// model's arguments decoded into an In after coercion and validation.
+//
+//	weather, err := tools.New(tools.Config{Name: "weather", Description: "Current weather for a city"},
+//		func(ctx context.Context, in WeatherArgs) (string, error) { ... })
+func New[In, Out any](cfg Config, fn Func[In, Out]) (*Tool, error) {
+	if fn == nil {
+		return nil, fmt.Errorf("tools: tool %q: nil body", cfg.Name)
 	}
-	dec := newDecoder(reflect.TypeFor[T]())
-	body := func(ctx context.Context, id string, args any, update UpdateFunc) (Result, error) {
-		in, err := decode[T](dec, args)
+	schema, err := SchemaFor[In]()
+	if err != nil {
+		return nil, fmt.Errorf("tools: tool %q: %w", cfg.Name, err)
+	}
+	t, err := build(cfg, schema)
+	if err != nil {
+		return nil, err
+	}
+	dec := newDecoder(reflect.TypeFor[In]())
+	t.bind = func(args any) (any, error) { return decode[In](dec, args) }
+	t.run = func(ctx context.Context, bound any) (Result, error) {
+		in, err := decode[In](dec, bound)
 		if err != nil {
 			return Result{}, err
 		}
-		return fn(ctx, id, *in, update)
+		out, err := fn(ctx, *in)
+		if err != nil {
+			return Result{}, err
+		}
+		return toResult(out)
 	}
-	t, err := build(name, description, schema, body)
+	t.flat = flatPlanFor[In](dec, t.root)
+	return t, nil
+}
+
+// NewJSON builds a tool from a hand-written JSON Schema for its arguments,
+// which must describe an object. The body receives the validated, coerced
+// arguments as JSON values (maps, slices, float64, string, bool, nil) of
+// its own.
+func NewJSON[Out any](cfg Config, schema json.RawMessage, fn Func[map[string]any, Out]) (*Tool, error) {
+	if fn == nil {
+		return nil, fmt.Errorf("tools: tool %q: nil body", cfg.Name)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return nil, fmt.Errorf("tools: tool %q: schema: %w", cfg.Name, err)
+	}
+	keepPropertyOrder(&s, schema)
+	t, err := build(cfg, &s)
 	if err != nil {
 		return nil, err
 	}
 	t.bind = func(args any) (any, error) {
-		in, err := decode[T](dec, args)
-		if err != nil {
-			return nil, err
+		m, ok := clone(args).(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("arguments are %s, not an object", jsType(args))
 		}
-		return in, nil
+		return m, nil
 	}
-	t.flat = flatPlanFor[T](dec, t.root)
+	t.run = func(ctx context.Context, bound any) (Result, error) {
+		out, err := fn(ctx, bound.(map[string]any))
+		if err != nil {
+			return Result{}, err
+		}
+		return toResult(out)
+	}
 	return t, nil
-}
-
-// NewJSON builds a tool from a hand-written JSON Schema for its arguments.
-// The body receives the validated, coerced arguments as a generic JSON value
-// (normally a map[string]any).
-func NewJSON(name, description string, schema json.RawMessage, fn Func[any]) (*Tool, error) {
-	var s jsonschema.Schema
-	if err := json.Unmarshal(schema, &s); err != nil {
-		return nil, fmt.Errorf("tool %q: schema: %w", name, err)
-	}
-	keepPropertyOrder(&s, schema)
-	return build(name, description, &s, fn)
 }
 
 // Must returns t, and panics if err is not nil. It is for tools defined at
@@ -142,28 +186,61 @@ func Must(t *Tool, err error) *Tool {
 	return t
 }
 
-func build(name, description string, s *jsonschema.Schema, fn Func[any]) (*Tool, error) {
-	if name == "" {
-		return nil, fmt.Errorf("tool: empty name")
+// validName is the form the providers' APIs accept for a tool's name.
+var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+func build(cfg Config, s *jsonschema.Schema) (*Tool, error) {
+	if !validName.MatchString(cfg.Name) {
+		return nil, fmt.Errorf("tools: tool name %q: want 1 to 64 letters, digits, '_' or '-'", cfg.Name)
 	}
-	if fn == nil {
-		return nil, fmt.Errorf("tool %q: nil body", name)
+	if s.Type != "object" {
+		return nil, fmt.Errorf("tools: tool %q: the arguments' schema must have \"type\": \"object\" at its root", cfg.Name)
 	}
 	s.Schema, s.ID = "", ""
+	t, err := compileTool(s)
+	if err != nil {
+		return nil, fmt.Errorf("tools: tool %q: schema: %w", cfg.Name, err)
+	}
+	t.cfg = cfg
+	return t, nil
+}
+
+// compileTool compiles and resolves a schema into a tool without a body.
+func compileTool(s *jsonschema.Schema) (*Tool, error) {
 	root, err := compileSchema(s)
 	if err != nil {
-		return nil, fmt.Errorf("tool %q: schema: %w", name, err)
+		return nil, err
 	}
 	resolved, err := s.Resolve(&jsonschema.ResolveOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("tool %q: schema: %w", name, err)
+		return nil, err
 	}
 	params, err := json.Marshal(s)
 	if err != nil {
-		return nil, fmt.Errorf("tool %q: schema: %w", name, err)
+		return nil, err
 	}
-	return &Tool{Name: name, Description: description, params: params, resolved: resolved, root: root, decides: decides(root), body: fn}, nil
+	return &Tool{params: params, resolved: resolved, root: root, decides: decides(root)}, nil
 }
+
+// Name returns the name the model calls the tool by.
+func (t *Tool) Name() string { return t.cfg.Name }
+
+// Label returns the tool's label for user interfaces, or its name.
+func (t *Tool) Label() string {
+	if t.cfg.Label != "" {
+		return t.cfg.Label
+	}
+	return t.cfg.Name
+}
+
+// Description returns what the tool tells the model about itself.
+func (t *Tool) Description() string { return t.cfg.Description }
+
+// Mode returns Parallel or Sequential.
+func (t *Tool) Mode() Mode { return t.cfg.Mode }
+
+// Timeout returns the tool's own bound on one run of its body, or zero.
+func (t *Tool) Timeout() time.Duration { return t.cfg.Timeout }
 
 // Parameters returns the JSON Schema of the arguments, as providers send it:
 // an object schema with its properties at the top level.
@@ -171,53 +248,126 @@ func (t *Tool) Parameters() json.RawMessage { return append(json.RawMessage(nil)
 
 // Spec returns the description of the tool a provider sends to the model.
 func (t *Tool) Spec() providers.ToolSpec {
-	return providers.ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.params}
+	return providers.ToolSpec{Name: t.cfg.Name, Description: t.cfg.Description, Parameters: t.params}
 }
 
-// DisplayLabel returns Label, or Name when Label is empty.
-func (t *Tool) DisplayLabel() string {
-	if t.Label != "" {
-		return t.Label
+// Err reports why t cannot be used: nil for a tool built by [New] or
+// [NewJSON], an error for a nil or zero Tool.
+func (t *Tool) Err() error {
+	if t == nil || t.run == nil {
+		return errNotBuilt
 	}
-	return t.Name
+	return nil
 }
 
-// Bind converts validated arguments into the value the body receives: for a
-// tool built with [New], a *T holding the decoded arguments; for other
-// tools, a deep copy of the arguments. Either way the body's value shares
-// nothing with the call in the transcript. Execute accepts either form.
-// The loop binds during preflight, so a value that cannot be decoded is
-// refused before any body runs.
-func (t *Tool) Bind(args any) (any, error) {
-	if t.bind == nil {
-		return Clone(args), nil
+// Invocation is one call of a tool whose arguments passed the tool's
+// checks, ready to run. The loop makes one per call before any body runs;
+// tests can make one to call a tool as the loop would.
+type Invocation struct {
+	tool  *Tool
+	bound any // what run takes
+
+	once    sync.Once
+	raw     map[string]any // the model's arguments, when args is made lazily
+	checked any            // the checked arguments, as JSON values
+}
+
+// Check runs a call's arguments through the tool's checks, in the
+// reference's order: a copy of args through PrepareArguments (when set),
+// coercion toward the schema (numbers from numeric strings, booleans from
+// "true"/"false", ...), validation, and decoding into the body's type. It
+// never changes args. Arguments that do not fit give a [*ValidationError]
+// whose text lists every violation, as the model will read it.
+func (t *Tool) Check(args map[string]any) (*Invocation, error) {
+	if err := t.Err(); err != nil {
+		return nil, err
 	}
-	return t.bind(args)
-}
-
-// Execute runs the tool's body with arguments that ValidateArguments (or
-// Bind) returned. It does not recover panics or apply the timeout; the loop does.
-func (t *Tool) Execute(ctx context.Context, id string, args any, update UpdateFunc) (Result, error) {
-	if update == nil {
-		update = func(Result) {}
+	if bound, ok := t.oneBind(args); ok {
+		return &Invocation{tool: t, bound: bound, raw: args}, nil
 	}
-	return t.body(ctx, id, args, update)
+	checked, err := t.prepare(args)
+	if err != nil {
+		return nil, err
+	}
+	bound, err := t.bind(checked)
+	if err != nil {
+		return nil, err
+	}
+	inv := &Invocation{tool: t, bound: bound, checked: checked}
+	inv.once.Do(func() {})
+	return inv, nil
 }
 
-// decode moves validated arguments into a new T. A *T that Bind made, or
-// a T, passes through.
-func decode[T any](d *decoder, args any) (*T, error) {
-	switch v := args.(type) {
-	case *T:
+// Args returns a copy of the checked arguments as JSON values: what the
+// body receives, before decoding into its type. Changing the copy changes
+// nothing else.
+func (inv *Invocation) Args() map[string]any {
+	inv.once.Do(func() {
+		// The one-pass path decoded straight into the body's type; the
+		// general path gives the same verdict and values (FuzzPrepareBound).
+		inv.checked, _ = inv.tool.prepare(inv.raw)
+	})
+	m, _ := clone(inv.checked).(map[string]any)
+	return m
+}
+
+// Run runs the tool's body once, with the checked arguments, and returns
+// its result. A panic in the body is returned as an error "panic: VALUE".
+// The tool's Timeout is the caller's to apply (the loop does); give ctx
+// the call with [WithCall] so the body can read its id and report
+// progress.
+func (inv *Invocation) Run(ctx context.Context) (res Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = Result{}, fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return inv.tool.run(ctx, inv.bound)
+}
+
+// toResult turns a body's output into a Result; see Func.
+func toResult[Out any](out Out) (Result, error) {
+	switch v := any(out).(type) {
+	case Result:
 		return v, nil
-	case T:
-		return &v, nil
+	case string:
+		return TextResult(v), nil
+	case nil:
+		return Result{}, nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return Result{}, fmt.Errorf("encoding the result as JSON: %w", err)
+	}
+	return Result{Content: []providers.Content{providers.Text{Text: string(b)}}, Details: out}, nil
+}
+
+// decode moves checked arguments into a new In. A *In that bind made
+// passes through.
+func decode[T any](d *decoder, args any) (*T, error) {
+	if v, ok := args.(*T); ok {
+		return v, nil
 	}
 	in := new(T)
 	if err := d.decodeValue(reflect.ValueOf(in).Elem(), args, d.root); err != nil {
 		return nil, fmt.Errorf("decoding arguments: %w", err)
 	}
 	return in, nil
+}
+
+// Decode converts checked arguments (a hook's view of a call, say) into a
+// T by the rules a struct tool's body gets them with: encoding/json's
+// field names and types. A policy hook uses it to read a struct tool's
+// arguments without type assertions:
+//
+//	in, err := tools.Decode[NoteArgs](call.Args)
+func Decode[T any](args map[string]any) (T, error) {
+	in, err := decode[T](newDecoder(reflect.TypeFor[T]()), args)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return *in, nil
 }
 
 // UnmarshalJSON decodes a result, choosing each content block's Go type by

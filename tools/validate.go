@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// MaxListed is how many violations the error text lists, as in the
+// maxListed is how many violations the error text lists, as in the
 // reference (TypeBox stops at eight); Violations keeps all of them.
-const MaxListed = 8
+const maxListed = 8
 
 // ValidationError reports arguments that do not fit a tool's schema. Its
 // Error text is what the model sees.
@@ -17,7 +17,7 @@ type ValidationError struct {
 	// Tool is the name of the tool the call named.
 	Tool string
 	// Violations lists every violation found, by path, in the order the
-	// reference reports them; the text shows the first MaxListed.
+	// reference reports them; the text shows the first maxListed.
 	Violations []Violation
 	// Received is the argument value that was validated: after
 	// PrepareArguments, before coercion.
@@ -41,7 +41,7 @@ func (e *ValidationError) Error() string {
 		b.WriteByte('\n')
 	}
 	for i, v := range e.Violations {
-		if i == MaxListed {
+		if i == maxListed {
 			break
 		}
 		fmt.Fprintf(&b, "  - %s: %s\n", v.Path, v.Message)
@@ -54,37 +54,22 @@ func (e *ValidationError) Error() string {
 // Unwrap returns the validator's own error.
 func (e *ValidationError) Unwrap() error { return e.Cause }
 
-// ValidateArguments checks a call's arguments against the tool's schema and
-// returns the value the body should receive. It never changes args:
-// coercion (numbers from numeric strings, booleans from "true"/"false",
-// and the other rules of the reference) makes new values, and the result
-// is a deep copy that shares nothing with args. Invalid arguments give a
-// [*ValidationError] naming every violation. PrepareArguments is not
-// applied here; see [Tool.Prepare].
-func (t *Tool) ValidateArguments(args any) (any, error) {
-	v, err := t.validate(args)
-	if err != nil {
-		return nil, err
-	}
-	return Clone(v), nil
-}
-
 // validate coerces args toward the schema and decides. The result shares
 // with args whatever coercion did not change.
 func (t *Tool) validate(args any) (any, error) {
 	v := args
-	if !isNormal(args, MaxDepth) {
+	if !isNormal(args, maxDepth) {
 		var ok bool
-		if v, ok = cloneDepth(args, MaxDepth); !ok {
-			return nil, &ValidationError{Tool: t.Name, Received: args, Violations: []Violation{
-				{Path: "root", Message: "must not nest objects and arrays more than " + itoa(MaxDepth) + " levels deep"}}}
+		if v, ok = cloneDepth(args, maxDepth); !ok {
+			return nil, &ValidationError{Tool: t.cfg.Name, Received: args, Violations: []Violation{
+				{Path: "root", Message: "must not nest objects and arrays more than " + itoa(maxDepth) + " levels deep"}}}
 		}
 	}
 	v, _ = coerce(v, t.root)
 	if t.valid(v) {
 		return v, nil
 	}
-	return nil, &ValidationError{Tool: t.Name, Violations: t.root.violations(v), Received: args, Cause: t.resolved.Validate(v)}
+	return nil, &ValidationError{Tool: t.cfg.Name, Violations: t.root.violations(v), Received: args, Cause: t.resolved.Validate(v)}
 }
 
 // valid decides whether a coerced value fits the schema. The compiled
@@ -99,26 +84,24 @@ func (t *Tool) valid(v any) bool {
 	return t.resolved.Validate(v) == nil
 }
 
-// Prepare runs the whole argument pipeline for one call: a deep copy of the
-// raw arguments through PrepareArguments (when set), then coercion and
-// validation as in [Tool.ValidateArguments]. A panicking shim is reported
-// as an error.
-//
-// Unlike ValidateArguments, Prepare copies nothing it does not have to:
-// the result may share maps and slices with raw (only what coercion
-// changed is new). Treat it as read-only; [Tool.Bind] gives the body a
-// value of its own.
-func (t *Tool) Prepare(raw map[string]any) (args any, err error) {
+// prepare runs the argument pipeline for one call, up to the checked
+// arguments: a deep copy of raw through PrepareArguments (when set), then
+// coercion and validation. A panicking shim is reported as an error. The
+// result may share maps and slices with raw (only what coercion changed is
+// new): it is read-only, and bind gives the body a value of its own.
+func (t *Tool) prepare(raw map[string]any) (args any, err error) {
 	var in any = raw
-	if t.PrepareArguments != nil {
+	if t.cfg.PrepareArguments != nil {
 		defer func() {
 			if r := recover(); r != nil {
 				args, err = nil, fmt.Errorf("panic: %v", r)
 			}
 		}()
-		if in, err = t.PrepareArguments(Clone(raw)); err != nil {
+		m, _ := clone(raw).(map[string]any)
+		if m, err = t.cfg.PrepareArguments(m); err != nil {
 			return nil, err
 		}
+		in = m
 	}
 	return t.validate(in)
 }

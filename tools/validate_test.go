@@ -12,7 +12,7 @@ import (
 
 func jsonTool(t testing.TB, schema string) *Tool {
 	t.Helper()
-	tool, err := NewJSON("t", "test tool", json.RawMessage(schema), noop)
+	tool, err := NewJSON(Config{Name: "t", Description: "test tool"}, json.RawMessage(schema), noop)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestCoercionPlainSchemas(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tool := jsonTool(t, prop(tc.schema))
-			got, err := tool.ValidateArguments(map[string]any{"v": tc.in})
+			got, err := tool.validateArguments(map[string]any{"v": tc.in})
 			if tc.fail {
 				var ve *ValidationError
 				if !errors.As(err, &ve) {
@@ -89,7 +89,7 @@ func TestCoercionPlainSchemas(t *testing.T) {
 
 func TestCoercionFollowsRefs(t *testing.T) {
 	tool := jsonTool(t, `{"type":"object","$defs":{"P":{"type":"object","properties":{"x":{"type":"integer"}},"required":["x"]}},"properties":{"p":{"$ref":"#/$defs/P"}}}`)
-	got, err := tool.ValidateArguments(map[string]any{"p": map[string]any{"x": "5"}})
+	got, err := tool.validateArguments(map[string]any{"p": map[string]any{"x": "5"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestViolationListing(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tool := jsonTool(t, tc.schema)
-			_, err := tool.ValidateArguments(tc.args)
+			_, err := tool.validateArguments(tc.args)
 			var ve *ValidationError
 			if !errors.As(err, &ve) {
 				t.Fatalf("got %v, want a validation error", err)
@@ -159,8 +159,8 @@ func TestViolationListing(t *testing.T) {
 
 func TestValidationErrorText(t *testing.T) {
 	tool := jsonTool(t, `{"type":"object","properties":{"path":{"type":"string"},"count":{"type":"integer"}},"required":["path","count"]}`)
-	tool.Name = "count"
-	_, err := tool.ValidateArguments(map[string]any{"count": "abc"})
+	tool.cfg.Name = "count"
+	_, err := tool.validateArguments(map[string]any{"count": "abc"})
 	want := "Validation failed for tool \"count\":\n  - path: must have required properties path\n  - count: must be integer\n\nReceived arguments:\n{\n  \"count\": \"abc\"\n}"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got\n%v\nwant\n%s", err, want)
@@ -171,7 +171,7 @@ func TestValidateNeverMutatesInput(t *testing.T) {
 	tool := jsonTool(t, `{"type":"object","properties":{"n":{"type":"integer"},"o":{"type":"object","properties":{"b":{"type":"boolean"}}},"a":{"type":"array","items":{"type":"number"}}}}`)
 	args := map[string]any{"n": "1", "o": map[string]any{"b": "true"}, "a": []any{"1", "2"}}
 	before, _ := json.Marshal(args)
-	if _, err := tool.ValidateArguments(args); err != nil {
+	if _, err := tool.validateArguments(args); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := json.Marshal(args)
@@ -189,7 +189,7 @@ func TestSchemaErrors(t *testing.T) {
 		`{"type":"string","pattern":"("}`,
 		`not json`,
 	} {
-		if _, err := NewJSON("t", "", json.RawMessage(schema), noop); err == nil {
+		if _, err := NewJSON(Config{Name: "t"}, json.RawMessage(schema), noop); err == nil {
 			t.Errorf("schema %s: no error", schema)
 		}
 	}
@@ -212,7 +212,7 @@ func TestHostileArguments(t *testing.T) {
 		42,
 	}
 	for i, args := range cases {
-		if _, err := tool.ValidateArguments(args); err == nil && i != 1 {
+		if _, err := tool.validateArguments(args); err == nil && i != 1 {
 			t.Errorf("case %d: no error", i)
 		}
 	}
@@ -220,7 +220,7 @@ func TestHostileArguments(t *testing.T) {
 
 func TestTypeListDoesNotChangeMatchingValue(t *testing.T) {
 	tool := jsonTool(t, prop(`{"type":["string","number"]}`))
-	got, err := tool.ValidateArguments(map[string]any{"v": 5.0})
+	got, err := tool.validateArguments(map[string]any{"v": 5.0})
 	if err != nil || !reflect.DeepEqual(got, map[string]any{"v": 5.0}) {
 		t.Fatalf("got %v, %v", got, err)
 	}
@@ -248,7 +248,7 @@ func TestReferenceListing(t *testing.T) {
 			[]string{"v: must have properties b when property a is present"}},
 	}
 	for _, tc := range tests {
-		_, err := jsonTool(t, tc.schema).ValidateArguments(tc.args)
+		_, err := jsonTool(t, tc.schema).validateArguments(tc.args)
 		ve, ok := err.(*ValidationError)
 		if !ok {
 			t.Fatalf("%s: %v", tc.schema, err)
@@ -269,9 +269,9 @@ func TestReferenceListing(t *testing.T) {
 		args[fmt.Sprintf("p%02d", i)] = "x"
 	}
 	tool := jsonTool(t, `{"type":"object","properties":{`+strings.Join(props, ",")+`}}`)
-	_, err := tool.ValidateArguments(args)
+	_, err := tool.validateArguments(args)
 	ve := err.(*ValidationError)
-	if len(ve.Violations) != 12 || strings.Count(err.Error(), "\n  - ") != MaxListed {
+	if len(ve.Violations) != 12 || strings.Count(err.Error(), "\n  - ") != maxListed {
 		t.Fatalf("%d violations, text:\n%v", len(ve.Violations), err)
 	}
 	if ve.Violations[0].Path != "p11" || !strings.HasPrefix(string(tool.Parameters()), `{"type":"object","properties":{"p11"`) {
@@ -283,12 +283,12 @@ func TestReferenceListing(t *testing.T) {
 // what coercion changed is new, the rest is shared; ValidateArguments
 // shares nothing.
 func TestPrepareSharesOnlyWhatItDidNotChange(t *testing.T) {
-	tool := Must(NewJSON("t", "", json.RawMessage(`{"type":"object","properties":{
+	tool := Must(NewJSON(Config{Name: "t"}, json.RawMessage(`{"type":"object","properties":{
 		"n":{"type":"object","properties":{"i":{"type":"integer"}}},
 		"s":{"type":"object","properties":{"x":{"type":"string"}}}}}`), noop))
 	raw := map[string]any{"n": map[string]any{"i": "7"}, "s": map[string]any{"x": "y"}}
-	before := Clone(raw)
-	got, err := tool.Prepare(raw)
+	before := clone(raw)
+	got, err := tool.prepare(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,10 +306,10 @@ func TestPrepareSharesOnlyWhatItDidNotChange(t *testing.T) {
 	if !same(out["s"], raw["s"]) {
 		t.Fatal("an unchanged map was copied")
 	}
-	if unchanged, _ := tool.Prepare(map[string]any{"s": raw["s"]}); !same(unchanged.(map[string]any)["s"], raw["s"]) {
+	if unchanged, _ := tool.prepare(map[string]any{"s": raw["s"]}); !same(unchanged.(map[string]any)["s"], raw["s"]) {
 		t.Fatal("arguments that need nothing were copied")
 	}
-	deep, err := tool.ValidateArguments(raw)
+	deep, err := tool.validateArguments(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

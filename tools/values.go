@@ -11,24 +11,24 @@ import (
 	"strings"
 )
 
-// Clone returns a deep copy of a JSON value (maps, slices, strings,
+// clone returns a deep copy of a JSON value (maps, slices, strings,
 // numbers, booleans and nil), normalized to the types encoding/json decodes
 // into: every Go number becomes a float64, and a json.Number that fits a
 // float64 becomes one too. Values of other Go types are converted through
 // their JSON encoding; a value that cannot be encoded is kept as it is, and
 // validation will reject it.
-func Clone(v any) any {
+func clone(v any) any {
 	c, _ := cloneDepth(v, -1)
 	return c
 }
 
-// MaxDepth is how deeply arguments may nest (objects and arrays inside each
+// maxDepth is how deeply arguments may nest (objects and arrays inside each
 // other) before validation refuses them without walking further. Real tool
 // arguments stay far below it; the bound keeps hostile input from costing
 // time quadratic in its depth.
-const MaxDepth = 100
+const maxDepth = 100
 
-// cloneDepth is Clone with a nesting budget; budget < 0 means unlimited. It
+// cloneDepth is clone with a nesting budget; budget < 0 means unlimited. It
 // reports false when the value nests deeper than the budget.
 func cloneDepth(v any, budget int) (any, bool) {
 	if budget == 0 {
@@ -85,7 +85,7 @@ func cloneDepth(v any, budget int) (any, bool) {
 	return c, true
 }
 
-// isNormal reports whether v is already what Clone would make of it (maps,
+// isNormal reports whether v is already what clone would make of it (maps,
 // slices, strings, float64s, booleans and nil only), nesting at most
 // budget levels deep.
 func isNormal(v any, budget int) bool {

@@ -3,6 +3,7 @@ package natsbus_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/agentloop/agentloop/agent"
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/events/natsbus"
+	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/faux"
 	"github.com/agentloop/agentloop/tools"
@@ -171,7 +173,8 @@ type labelArgs struct {
 func worker(t *testing.T, js jetstream.JetStream, run string, release <-chan struct{}, started chan<- struct{}) (*agent.Agent, *natsbus.Publisher) {
 	t.Helper()
 	var once sync.Once
-	slow := tools.Must(tools.New("slow", "", func(ctx context.Context, _ string, a labelArgs, up tools.UpdateFunc) (tools.Result, error) {
+	slow := tools.Must(tools.New(tools.Config{Name: "slow"}, func(ctx context.Context, a labelArgs) (tools.Result, error) {
+		up := func(p tools.Result) { tools.ReportProgress(ctx, p) }
 		once.Do(func() { close(started) })
 		up(tools.TextResult("waiting"))
 		select {
@@ -197,7 +200,10 @@ func worker(t *testing.T, js jetstream.JetStream, run string, release <-chan str
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := agent.New(agent.Options{Provider: p, Model: providers.Model{ID: "faux"}, Tools: []*tools.Tool{slow}})
+	a, err := agent.New(agent.Options{Config: loop.Config{Provider: p, Model: providers.Model{ID: "faux"}}, Tools: []*tools.Tool{slow}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	a.Subscribe(pub.Publish)
 	return a, pub
 }
@@ -260,8 +266,8 @@ func TestAbortOverNATS(t *testing.T) {
 	if err := natsbus.Send(context.Background(), srv.connect(t), run, natsbus.Command{Type: natsbus.CommandAbort}); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("an aborted run returned %v", err)
 	}
 	if msg := a.State().ErrorMessage; !strings.Contains(msg, "aborted") {
 		t.Fatalf("run not aborted: %q", msg)

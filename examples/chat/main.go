@@ -15,6 +15,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,9 +24,11 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/agent"
-	"github.com/agentloop/agentloop/examples/internal/console"
+	"github.com/agentloop/agentloop/events/term"
+	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/faux"
+	"github.com/agentloop/agentloop/providers/openai"
 	"github.com/agentloop/agentloop/tools"
 )
 
@@ -45,24 +48,33 @@ func main() {
 }
 
 func chat(in io.Reader, out io.Writer, interactive bool) error {
-	clock := tools.Must(tools.New("clock", "The current time",
-		func(_ context.Context, _ string, a clockArgs, _ tools.UpdateFunc) (tools.Result, error) {
+	clock, err := tools.New(tools.Config{Name: "clock", Description: "The current time"},
+		func(_ context.Context, a clockArgs) (string, error) {
 			loc := time.UTC
 			if a.Zone != "" {
 				var err error
 				if loc, err = time.LoadLocation(a.Zone); err != nil {
-					return tools.Result{}, fmt.Errorf("unknown time zone %q", a.Zone)
+					return "", fmt.Errorf("unknown time zone %q", a.Zone)
 				}
 			}
-			return tools.TextResult(time.Now().In(loc).Format(time.RFC1123)), nil
-		}))
-	scripted := &faux.Provider{Delay: 10 * time.Millisecond, Default: echo}
-	provider, model, online := console.Backend(scripted)
-	if !online {
+			return time.Now().In(loc).Format(time.RFC1123), nil
+		})
+	if err != nil {
+		return err
+	}
+	var provider providers.Provider = &faux.Provider{Delay: 10 * time.Millisecond, Default: echo}
+	model := providers.Model{ID: "scripted", Provider: "faux"}
+	if live, m, ok := openai.FromEnv(); ok {
+		provider, model = live, m
+	} else {
 		fmt.Fprintln(out, "chat: OPENAI_API_KEY is not set; a scripted model answers. Ask it for the time.")
 	}
-	a := agent.New(agent.Options{SystemPrompt: "You are a helpful assistant.", Provider: provider, Model: model, Tools: []*tools.Tool{clock}})
-	a.Subscribe(console.New(out).Handle)
+	a, err := agent.New(agent.Options{Config: loop.Config{Provider: provider, Model: model},
+		SystemPrompt: "You are a helpful assistant.", Tools: []*tools.Tool{clock}})
+	if err != nil {
+		return err
+	}
+	a.Subscribe(term.New(out).Handle)
 
 	// Ctrl-C aborts the run in progress.
 	interrupts := make(chan os.Signal, 1)
@@ -94,7 +106,7 @@ func chat(in io.Reader, out io.Writer, interactive bool) error {
 			}
 		case err := <-running:
 			running = nil
-			if err != nil {
+			if err != nil && !errors.Is(err, context.Canceled) { // an abort was said already
 				fmt.Fprintln(out, "error:", err)
 			}
 			fmt.Fprint(out, "> ")
@@ -167,9 +179,11 @@ func command(a *agent.Agent, line string, out io.Writer) (bool, error) {
 			return true, err
 		}
 		defer f.Close()
-		err = a.LoadSession(f)
+		if err := a.LoadSession(f); err != nil {
+			return true, fmt.Errorf("%s not loaded, the conversation is unchanged: %w", arg, err)
+		}
 		fmt.Fprintf(out, "(loaded %d messages from %s)\n", len(a.State().Messages), arg)
-		return true, err
+		return true, nil
 	}
 	return strings.HasPrefix(name, "/"), unknown(name)
 }

@@ -15,15 +15,23 @@ import (
 func TestChatCommands(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	session := filepath.Join(t.TempDir(), "s.jsonl")
-	in := strings.NewReader("hello\nwhat time is it?\n/save " + session + "\n/reset\n/load " + session + "\n/nope\n")
+	broken := filepath.Join(t.TempDir(), "broken.jsonl")
+	if err := os.WriteFile(broken, []byte("{\"role\":\"user\",\"content\":\"hi\"}\n{not json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := strings.NewReader("hello\nwhat time is it?\n/save " + session + "\n/reset\n/load " + session + "\n/load " + broken + "\n/save " + session + "\n/nope\n")
 	var out strings.Builder
 	if err := chat(in, &out, false); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`You said "hello"`, "→ clock", "(saved 6 messages", "(conversation cleared)", "(loaded 6 messages", "unknown command /nope"} {
+	for _, want := range []string{`You said "hello"`, "→ clock", "(saved 6 messages", "(conversation cleared)", "(loaded 6 messages",
+		"not loaded, the conversation is unchanged: session line 2", "unknown command /nope"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
+	}
+	if strings.Count(out.String(), "(saved 6 messages") != 2 {
+		t.Errorf("the failed /load changed the conversation:\n%s", out.String())
 	}
 }
 

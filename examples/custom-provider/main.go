@@ -14,7 +14,8 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/agent"
-	"github.com/agentloop/agentloop/examples/internal/console"
+	"github.com/agentloop/agentloop/events/term"
+	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
 )
 
@@ -39,7 +40,7 @@ func (Reverser) Stream(ctx context.Context, req *providers.Request) (iter.Seq[pr
 		slices.Reverse(words)
 		for i, w := range words {
 			if ctx.Err() != nil { // a cancelled run ends with stop reason aborted
-				yield(b.Fail(providers.StopReasonAborted, "Request was aborted", providers.Usage{}))
+				yield(b.Fail(providers.StopReasonAborted, providers.AbortedMessage, providers.Usage{}))
 				return
 			}
 			if i > 0 {
@@ -56,8 +57,12 @@ func (Reverser) Stream(ctx context.Context, req *providers.Request) (iter.Seq[pr
 }
 
 func main() {
-	a := agent.New(agent.Options{Provider: Reverser{}, Model: providers.Model{ID: "reverser-1", Provider: "example"}})
-	a.Subscribe(console.New(os.Stdout).Handle)
+	a, err := agent.New(agent.Options{Config: loop.Config{Provider: Reverser{}, Model: providers.Model{ID: "reverser-1", Provider: "example"}}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	a.Subscribe(term.New(os.Stdout).Handle)
 	if err := a.Prompt(context.Background(), "providers are just iterators of events"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

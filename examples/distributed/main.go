@@ -33,9 +33,7 @@ import (
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/events/natsbus"
 	"github.com/agentloop/agentloop/events/sse"
-	"github.com/agentloop/agentloop/examples/internal/console"
-	"github.com/agentloop/agentloop/examples/internal/research"
-	"github.com/agentloop/agentloop/examples/internal/webui"
+	"github.com/agentloop/agentloop/events/sse/webchat"
 )
 
 func main() {
@@ -139,8 +137,11 @@ type worker struct {
 }
 
 func newWorker(ctx context.Context, js jetstream.JetStream, run string) (*worker, error) {
-	p, m, _ := console.Backend(research.Scripted())
-	w := &worker{agent: research.Agent(p, m, 1500*time.Millisecond)}
+	a, err := workerAgent()
+	if err != nil {
+		return nil, err
+	}
+	w := &worker{agent: a}
 	pub, err := natsbus.NewPublisher(js, run)
 	if err != nil {
 		return nil, err
@@ -204,7 +205,7 @@ func newGateway(ctx context.Context, js jetstream.JetStream, run string) (*gatew
 }
 
 func (g *gateway) handler() http.Handler {
-	return webui.Handler(webui.Backend{
+	return webchat.Handler(webchat.Backend{
 		Events: g.broker,
 		Send: func(ctx context.Context, text string) (string, error) {
 			return "sent", natsbus.Send(ctx, g.js, g.run, natsbus.Command{Type: natsbus.CommandPrompt, Text: text})

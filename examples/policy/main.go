@@ -23,9 +23,11 @@ import (
 	"sync"
 
 	"github.com/agentloop/agentloop/agent"
-	"github.com/agentloop/agentloop/examples/internal/console"
+	"github.com/agentloop/agentloop/events/term"
 	"github.com/agentloop/agentloop/loop"
+	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/faux"
+	"github.com/agentloop/agentloop/providers/openai"
 	"github.com/agentloop/agentloop/tools"
 )
 
@@ -47,10 +49,14 @@ type Policy struct {
 	mu    sync.Mutex
 }
 
-// Check is a loop.Config.BeforeToolCall.
-func (p *Policy) Check(_ context.Context, c loop.BeforeToolCall) (loop.BeforeResult, error) {
-	args, _ := c.Args.(map[string]any)
-	path, _ := args["path"].(string)
+// Check is a loop.Config.BeforeToolCall. Every file tool's arguments
+// have a path, which it reads as a pathArgs.
+func (p *Policy) Check(_ context.Context, c loop.BeforeCall) (loop.BeforeResult, error) {
+	args, err := tools.Decode[pathArgs](c.Args)
+	if err != nil {
+		return loop.BeforeResult{Block: true, Reason: err.Error()}, nil
+	}
+	path := args.Path
 	if _, err := p.inside(path); err != nil {
 		return loop.BeforeResult{Block: true, Reason: err.Error()}, nil
 	}
@@ -105,45 +111,79 @@ func run(root string, in io.Reader, out io.Writer) error {
 		return err
 	}
 	pol := &Policy{Root: abs, Risky: map[string]bool{"write_file": true, "delete_file": true}, In: bufio.NewReader(in), Out: out}
-	read := tools.Must(tools.New("read_file", "Read a file",
-		func(_ context.Context, _ string, a pathArgs, _ tools.UpdateFunc) (tools.Result, error) {
+	read, err := tools.New(tools.Config{Name: "read_file", Description: "Read a file"},
+		func(_ context.Context, a pathArgs) (string, error) {
 			p, err := pol.inside(a.Path)
 			if err != nil {
-				return tools.Result{}, err
+				return "", err
 			}
 			b, err := os.ReadFile(p)
 			if err != nil {
-				return tools.Result{}, err
+				return "", err
 			}
-			return tools.TextResult(fmt.Sprintf("%d bytes, starting %q", len(b), head(string(b)))), nil
-		}))
-	write := tools.Must(tools.New("write_file", "Write a file (dry run in this example)",
-		func(_ context.Context, _ string, a writeArgs, _ tools.UpdateFunc) (tools.Result, error) {
-			return tools.TextResult(fmt.Sprintf("would write %d bytes to %s", len(a.Text), a.Path)), nil
-		}))
-	del := tools.Must(tools.New("delete_file", "Delete a file (dry run in this example)",
-		func(_ context.Context, _ string, a pathArgs, _ tools.UpdateFunc) (tools.Result, error) {
-			return tools.TextResult("would delete " + a.Path), nil
-		}))
-	for _, t := range []*tools.Tool{write, del} {
-		t.Mode = tools.Sequential // approvals are asked one at a time, in order
+			return fmt.Sprintf("%d bytes, starting %q", len(b), head(string(b))), nil
+		})
+	if err != nil {
+		return err
+	}
+	// Approvals are asked one at a time, in call order: a batch with a
+	// write or a delete in it runs sequentially.
+	write, err := tools.New(tools.Config{Name: "write_file", Description: "Write a file (dry run in this example)", Mode: tools.Sequential},
+		func(_ context.Context, a writeArgs) (string, error) {
+			return fmt.Sprintf("would write %d bytes to %s", len(a.Text), a.Path), nil
+		})
+	if err != nil {
+		return err
+	}
+	del, err := tools.New(tools.Config{Name: "delete_file", Description: "Delete a file (dry run in this example)", Mode: tools.Sequential},
+		func(_ context.Context, a pathArgs) (string, error) {
+			return "would delete " + a.Path, nil
+		})
+	if err != nil {
+		return err
 	}
 
-	scripted := faux.New(
-		faux.Reply(faux.Text("Reading go.mod, then tidying up."),
-			faux.Call("c1", "read_file", map[string]any{"path": "go.mod"}),
-			faux.Call("c2", "write_file", map[string]any{"path": "../outside.txt", "text": "hello"}),
-			faux.Call("c3", "delete_file", map[string]any{"path": "scratch.tmp"})),
-		faux.Reply(faux.Text("Done: I read go.mod; the write outside the workspace and the unapproved delete were refused.")),
-	)
-	provider, model, online := console.Backend(scripted)
-	if !online {
+	var provider providers.Provider = scripted()
+	model := providers.Model{ID: "scripted", Provider: "faux"}
+	if live, m, ok := openai.FromEnv(); ok {
+		provider, model = live, m
+	} else {
 		fmt.Fprintln(out, "policy: OPENAI_API_KEY is not set; a scripted model plays the assistant. Workspace:", abs)
 	}
-	a := agent.New(agent.Options{Provider: provider, Model: model, Tools: []*tools.Tool{read, write, del}, BeforeToolCall: pol.Check,
-		SystemPrompt: "You manage files in the user's workspace."})
-	a.Subscribe(console.New(out).Handle)
+	a, err := agent.New(agent.Options{
+		Config:       loop.Config{Provider: provider, Model: model, BeforeToolCall: pol.Check},
+		Tools:        []*tools.Tool{read, write, del},
+		SystemPrompt: "You manage files in the user's workspace.",
+	})
+	if err != nil {
+		return err
+	}
+	a.Subscribe(term.New(out).Handle)
 	return a.Prompt(context.Background(), "Look at go.mod, write a note next to the workspace, and delete scratch.tmp.")
+}
+
+// scripted tries a read inside the workspace, a write outside it and a
+// delete inside it, then reports what happened to each call, from the
+// results it was sent.
+func scripted() *faux.Provider {
+	p := faux.New(faux.Reply(faux.Text("Reading go.mod, then tidying up."),
+		faux.Call("c1", "read_file", map[string]any{"path": "go.mod"}),
+		faux.Call("c2", "write_file", map[string]any{"path": "../outside.txt", "text": "hello"}),
+		faux.Call("c3", "delete_file", map[string]any{"path": "scratch.tmp"})))
+	p.PushFunc(func(_ context.Context, req *providers.Request) (providers.AssistantMessage, error) {
+		var report []string
+		for _, m := range req.Messages {
+			if r, ok := m.(providers.ToolResultMessage); ok {
+				verdict := "done"
+				if r.IsError {
+					verdict = "refused (" + r.Text() + ")"
+				}
+				report = append(report, r.ToolName+": "+verdict)
+			}
+		}
+		return faux.Reply(faux.Text("Here is what happened: " + strings.Join(report, "; ") + ".")), nil
+	})
+	return p
 }
 
 func head(s string) string {

@@ -14,14 +14,14 @@ func TestPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ answer, want string }{
-		{"", "did not approve delete_file"},
-		{"y\n", "would delete scratch.tmp"},
+		{"", "delete_file: refused (the user did not approve delete_file scratch.tmp)"},
+		{"y\n", "delete_file: done"},
 	} {
 		var out strings.Builder
 		if err := run(root, strings.NewReader(tc.answer), &out); err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{"✓ read_file", "outside the workspace", tc.want} {
+		for _, want := range []string{"✓ read_file", "read_file: done", "write_file: refused (../outside.txt is outside the workspace", tc.want} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("answer %q: output lacks %q:\n%s", tc.answer, want, out.String())
 			}

@@ -20,10 +20,11 @@ import (
 	_ "time/tzdata" // time_in works on machines without a zoneinfo database
 
 	"github.com/agentloop/agentloop/agent"
-	"github.com/agentloop/agentloop/examples/internal/console"
+	"github.com/agentloop/agentloop/events/term"
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/faux"
+	"github.com/agentloop/agentloop/providers/openai"
 	"github.com/agentloop/agentloop/tools"
 )
 
@@ -53,67 +54,76 @@ func main() {
 // run plays the conversation, printing it to out, and returns the agent's
 // transcript.
 func run(ctx context.Context, out io.Writer) ([]providers.Message, error) {
-	weather := tools.Must(tools.New("weather", "Current weather for a city",
-		func(ctx context.Context, _ string, in weatherArgs, _ tools.UpdateFunc) (tools.Result, error) {
+	weather, err := tools.New(tools.Config{Name: "weather", Description: "Current weather for a city"},
+		func(ctx context.Context, in weatherArgs) (string, error) {
 			if err := pause(ctx, 300*time.Millisecond); err != nil { // a slow upstream API
-				return tools.Result{}, err
+				return "", err
 			}
 			temp := map[string]int{"oslo": 4, "bergen": 7}[strings.ToLower(in.City)]
 			if in.Unit == "fahrenheit" {
-				return tools.TextResult(fmt.Sprintf("%s: %d°F, light rain", in.City, temp*9/5+32)), nil
+				return fmt.Sprintf("%s: %d°F, light rain", in.City, temp*9/5+32), nil
 			}
-			return tools.TextResult(fmt.Sprintf("%s: %d°C, light rain", in.City, temp)), nil
-		}))
-	clock := tools.Must(tools.New("time_in", "Current local time in a time zone",
-		func(ctx context.Context, _ string, in timeArgs, _ tools.UpdateFunc) (tools.Result, error) {
+			return fmt.Sprintf("%s: %d°C, light rain", in.City, temp), nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	clock, err := tools.New(tools.Config{Name: "time_in", Description: "Current local time in a time zone"},
+		func(ctx context.Context, in timeArgs) (string, error) {
 			loc, err := time.LoadLocation(in.Zone)
 			if err != nil {
-				return tools.Result{}, fmt.Errorf("unknown time zone %q", in.Zone)
+				return "", fmt.Errorf("unknown time zone %q", in.Zone)
 			}
-			return tools.TextResult(time.Now().In(loc).Format("15:04 MST")), nil
-		}))
-	note := tools.Must(tools.New("save_note", "Save a note under ./notes",
-		func(_ context.Context, _ string, in noteArgs, _ tools.UpdateFunc) (tools.Result, error) {
-			return tools.TextResult(fmt.Sprintf("saved %d bytes to notes/%s (dry run)", len(in.Text), in.Path)), nil
-		}))
+			return time.Now().In(loc).Format("15:04 MST"), nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	note, err := tools.New(tools.Config{Name: "save_note", Description: "Save a note under ./notes"},
+		func(_ context.Context, in noteArgs) (string, error) {
+			return fmt.Sprintf("saved %d bytes to notes/%s (dry run)", len(in.Text), in.Path), nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	// The policy: notes stay inside ./notes. The hook reads the call's
+	// checked arguments as the tool's own struct.
+	notesOnly := func(_ context.Context, c loop.BeforeCall) (loop.BeforeResult, error) {
+		if c.Call.Name != "save_note" {
+			return loop.BeforeResult{}, nil
+		}
+		in, err := tools.Decode[noteArgs](c.Args)
+		if err != nil || filepath.IsAbs(in.Path) || strings.HasPrefix(filepath.Clean(in.Path), "..") {
+			return loop.BeforeResult{Block: true, Reason: "notes must stay inside ./notes; " + in.Path + " is outside"}, nil
+		}
+		return loop.BeforeResult{}, nil
+	}
 
 	scripted := &faux.Provider{Delay: 15 * time.Millisecond, ChunkSize: 3}
 	scripted.Push(script()...)
-	provider, model, online := console.Backend(scripted)
-	if online {
+	var provider providers.Provider = scripted
+	model := providers.Model{ID: "scripted", Provider: "faux"}
+	if live, m, ok := openai.FromEnv(); ok {
+		provider, model = live, m
 		fmt.Fprintf(out, "agentloop quickstart: using %s at %s\n", model.ID, endpoint())
 	} else {
 		fmt.Fprintln(out, "agentloop quickstart: OPENAI_API_KEY is not set, so a scripted model (providers/faux) plays the assistant.")
 	}
 
-	a := agent.New(agent.Options{
+	a, err := agent.New(agent.Options{
+		Config:       loop.Config{Provider: provider, Model: model, BeforeToolCall: notesOnly},
 		SystemPrompt: "You are a concise assistant. Use the tools when they help.",
-		Provider:     provider,
-		Model:        model,
 		Tools:        []*tools.Tool{weather, clock, note},
-		BeforeToolCall: func(_ context.Context, c loop.BeforeToolCall) (loop.BeforeResult, error) {
-			if c.Call.Name != "save_note" {
-				return loop.BeforeResult{}, nil
-			}
-			path, _ := c.Args.(map[string]any)["path"].(string)
-			if filepath.IsAbs(path) || strings.HasPrefix(filepath.Clean(path), "..") {
-				return loop.BeforeResult{Block: true, Reason: "notes must stay inside ./notes; " + path + " is outside"}, nil
-			}
-			return loop.BeforeResult{}, nil
-		},
 	})
-	a.Subscribe(console.New(out).Handle)
+	if err != nil {
+		return nil, err
+	}
+	a.Subscribe(term.New(out).Handle)
 
 	prompt := "What's the weather in Oslo and Bergen, what time is it in Oslo, and save a note about it?"
 	fmt.Fprintln(out, "user:", prompt)
-	if err := a.Prompt(ctx, prompt); err != nil {
-		return nil, err
-	}
-	st := a.State()
-	if st.ErrorMessage != "" {
-		return st.Messages, fmt.Errorf("the model failed: %s", st.ErrorMessage)
-	}
-	return st.Messages, nil
+	err = a.Prompt(ctx, prompt)
+	return a.State().Messages, err
 }
 
 // script is the scripted model's side of the conversation.

@@ -22,18 +22,25 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/agentloop/agentloop/examples/internal/console"
-	"github.com/agentloop/agentloop/examples/internal/research"
+	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/openai"
 )
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
 	flag.Parse()
-	p, m, online := console.Backend(research.Scripted())
-	if !online {
+	var p providers.Provider = scripted()
+	m := providers.Model{ID: "scripted", Provider: "faux"}
+	if live, lm, ok := openai.FromEnv(); ok {
+		p, m = live, lm
+	} else {
 		fmt.Println("web: OPENAI_API_KEY is not set; a scripted model answers.")
 	}
-	s := newServer(research.Agent(p, m, 1500*time.Millisecond))
+	a, err := researchAgent(p, m, 1500*time.Millisecond)
+	if err != nil {
+		log.Fatal(err)
+	}
+	s := newServer(a)
 	srv := &http.Server{Addr: *addr, Handler: s.handler()}
 	go func() {
 		stop := make(chan os.Signal, 1)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/agentloop/agentloop/agent"
 	"github.com/agentloop/agentloop/events/sse"
-	"github.com/agentloop/agentloop/examples/internal/webui"
+	"github.com/agentloop/agentloop/events/sse/webchat"
 )
 
 // server wires one agent to the page: its events go to the browser over
@@ -28,7 +28,7 @@ func newServer(a *agent.Agent) *server {
 }
 
 func (s *server) handler() http.Handler {
-	return webui.Handler(webui.Backend{Events: s.broker, Send: s.send, Stop: func(context.Context) error {
+	return webchat.Handler(webchat.Backend{Events: s.broker, Send: s.send, Stop: func(context.Context) error {
 		s.agent.Abort()
 		return nil
 	}})

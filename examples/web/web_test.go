@@ -14,13 +14,16 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/agentloop/agentloop/examples/internal/research"
 	"github.com/agentloop/agentloop/providers"
 )
 
 func testServer(t *testing.T, slow time.Duration) (*server, *httptest.Server) {
 	t.Helper()
-	s := newServer(research.Agent(research.Scripted(), providers.Model{ID: "scripted", Provider: "faux"}, slow))
+	a, err := researchAgent(scripted(), providers.Model{ID: "scripted", Provider: "faux"}, slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newServer(a)
 	hs := httptest.NewServer(s.handler())
 	t.Cleanup(func() {
 		s.close()

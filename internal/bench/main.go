@@ -172,7 +172,7 @@ func run(name string, script scripted, expect int, toolset []*tools.Tool) (resul
 	cfg := loop.Config{Provider: &provider{script: script}, Model: model}
 	prompt := providers.UserMessage{Content: []providers.Content{providers.Text{Text: "go"}}}
 	t0 := time.Now()
-	msgs, err := loop.Run(context.Background(), []providers.Message{prompt}, loop.Context{Tools: toolset}, cfg, sink)
+	msgs, err := loop.Run(context.Background(), []providers.Message{prompt}, loop.Conversation{Tools: toolset}, cfg, sink)
 	elapsed := time.Since(t0)
 	if err != nil {
 		return result{}, err
@@ -242,7 +242,7 @@ func main() {
 	}
 	toolset := make([]*tools.Tool, len(names))
 	for i, n := range names {
-		toolset[i] = tools.Must(tools.New(n, n, func(context.Context, string, args, tools.UpdateFunc) (tools.Result, error) {
+		toolset[i] = tools.Must(tools.New(tools.Config{Name: n, Description: n}, func(context.Context, args) (tools.Result, error) {
 			return tools.TextResult("ok"), nil
 		}))
 	}

@@ -57,7 +57,7 @@ func Play(s Scenario) ([]any, error) {
 		cfg.AfterToolCall = p.after
 	}
 	prompt := providers.UserMessage{Content: []providers.Content{providers.Text{Text: s.Prompt}}}
-	_, err := loop.Run(ctx, []providers.Message{prompt}, loop.Context{SystemPrompt: s.SystemPrompt, Tools: toolset}, cfg,
+	_, err := loop.Run(ctx, []providers.Message{prompt}, loop.Conversation{SystemPrompt: s.SystemPrompt, Tools: toolset}, cfg,
 		func(_ context.Context, e events.Event) {
 			switch e.(type) {
 			case events.TurnEnd:
@@ -73,7 +73,8 @@ func Play(s Scenario) ([]any, error) {
 				p.trace = append(p.trace, n)
 			}
 		})
-	if err != nil {
+	var failed *loop.RunError // a failed or aborted run is part of the trace
+	if err != nil && !errors.As(err, &failed) {
 		return nil, err
 	}
 	sort.Slice(p.executed, func(i, j int) bool { return p.executed[i].ID < p.executed[j].ID })
@@ -150,12 +151,13 @@ func (p *player) queued(list []QueuedMessage) func(context.Context) []providers.
 }
 
 func (p *player) tool(st ScriptedTool) (*tools.Tool, error) {
-	body := func(ctx context.Context, id string, args any, update tools.UpdateFunc) (tools.Result, error) {
+	body := func(ctx context.Context, args map[string]any) (tools.Result, error) {
+		id := tools.CallID(ctx)
 		p.mu.Lock()
-		p.executed = append(p.executed, execution{id, tools.Clone(args)})
+		p.executed = append(p.executed, execution{id, args}) // the body's own copy
 		p.mu.Unlock()
 		for _, u := range st.Updates {
-			update(tools.TextResult(u))
+			tools.ReportProgress(ctx, tools.TextResult(u))
 		}
 		if st.DelayMs > 0 {
 			if ctx.Err() != nil {
@@ -180,32 +182,25 @@ func (p *player) tool(st ScriptedTool) (*tools.Tool, error) {
 		res.Terminate = st.Terminate
 		return res, nil
 	}
-	t, err := tools.NewJSON(st.Name, st.Description, st.Parameters, body)
-	if err != nil {
-		return nil, err
-	}
+	cfg := tools.Config{Name: st.Name, Description: st.Description}
 	if st.ExecutionMode == "sequential" {
-		t.Mode = tools.Sequential
+		cfg.Mode = tools.Sequential
 	}
 	switch st.PrepareArguments {
 	case "oldNewToEdits":
-		t.PrepareArguments = oldNewToEdits
+		cfg.PrepareArguments = oldNewToEdits
 	case "throws":
-		t.PrepareArguments = func(any) (any, error) { return nil, errors.New("prepareArguments failed") }
+		cfg.PrepareArguments = func(map[string]any) (map[string]any, error) { return nil, errors.New("prepareArguments failed") }
 	}
-	return t, nil
+	return tools.NewJSON(cfg, st.Parameters, body)
 }
 
 // oldNewToEdits lifts {..., oldText, newText} without edits into
 // {..., edits: [{oldText, newText}]}.
-func oldNewToEdits(args any) (any, error) {
-	m, ok := args.(map[string]any)
-	if !ok {
-		return args, nil
-	}
+func oldNewToEdits(m map[string]any) (map[string]any, error) {
 	_, hasOld := m["oldText"]
 	if _, hasEdits := m["edits"]; !hasOld || hasEdits {
-		return args, nil
+		return m, nil
 	}
 	out := make(map[string]any, len(m))
 	for k, v := range m {
@@ -224,8 +219,8 @@ func oldNewToEdits(args any) (any, error) {
 	return out, nil
 }
 
-func (p *player) before(cancel context.CancelFunc) func(context.Context, loop.BeforeToolCall) (loop.BeforeResult, error) {
-	return func(_ context.Context, c loop.BeforeToolCall) (loop.BeforeResult, error) {
+func (p *player) before(cancel context.CancelFunc) func(context.Context, loop.BeforeCall) (loop.BeforeResult, error) {
+	return func(_ context.Context, c loop.BeforeCall) (loop.BeforeResult, error) {
 		for _, r := range p.s.BeforeToolCall {
 			if r.ToolCallID != c.Call.ID {
 				continue
@@ -243,7 +238,7 @@ func (p *player) before(cancel context.CancelFunc) func(context.Context, loop.Be
 	}
 }
 
-func (p *player) after(_ context.Context, c loop.AfterToolCall) (loop.AfterResult, error) {
+func (p *player) after(_ context.Context, c loop.AfterCall) (loop.AfterResult, error) {
 	for _, r := range p.s.AfterToolCall {
 		if r.ToolCallID != c.Call.ID {
 			continue

@@ -6,7 +6,7 @@
 // reason is error or aborted).
 //
 // A cancelled context yields stop reason aborted with the error message
-// "Request was aborted"; an empty queue yields stop reason error with
+// [providers.AbortedMessage]; an empty queue yields stop reason error with
 // "no scripted response left". Every request is recorded for inspection.
 package faux
 
@@ -21,11 +21,9 @@ import (
 	"github.com/agentloop/agentloop/providers"
 )
 
-// The error messages the scripted model reports.
-const (
-	AbortedMessage = "Request was aborted"
-	EmptyMessage   = "no scripted response left"
-)
+// EmptyMessage is the error message of a call made when no scripted
+// response is left. A cancelled call reports [providers.AbortedMessage].
+const EmptyMessage = "no scripted response left"
 
 // Step computes one scripted response from the request. A Step that returns
 // an error streams a failed message carrying the error's text.
@@ -112,7 +110,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 			return
 		}
 		if ctx.Err() != nil {
-			yield(b.Fail(providers.StopReasonAborted, AbortedMessage, providers.Usage{}))
+			yield(b.Fail(providers.StopReasonAborted, providers.AbortedMessage, providers.Usage{}))
 			return
 		}
 		if step == nil {
@@ -144,7 +142,7 @@ func (p *Provider) play(ctx context.Context, b *providers.Builder, msg providers
 		if ctx.Err() == nil {
 			return false
 		}
-		yield(b.Fail(providers.StopReasonAborted, AbortedMessage, msg.Usage))
+		yield(b.Fail(providers.StopReasonAborted, providers.AbortedMessage, msg.Usage))
 		return true
 	}
 	for _, c := range msg.Content {

@@ -46,7 +46,7 @@ func TestScriptedFailures(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	p := faux.New(faux.Reply(faux.Text("x")))
-	if e := collect(t, p, ctx); e[len(e)-1].Message.ErrorMessage != faux.AbortedMessage || e[len(e)-1].Reason != providers.StopReasonAborted {
+	if e := collect(t, p, ctx); e[len(e)-1].Message.ErrorMessage != providers.AbortedMessage || e[len(e)-1].Reason != providers.StopReasonAborted {
 		t.Fatalf("cancelled: %+v", e[len(e)-1])
 	}
 	empty := faux.New()

@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -79,7 +80,7 @@ func TestCancellationLeavesASendableTranscript(t *testing.T) {
 	for _, st := range stages {
 		t.Run(st.name, func(t *testing.T) {
 			var a *agent.Agent
-			tool := tools.Must(tools.New("work", "", func(ctx context.Context, _ string, in args, _ tools.UpdateFunc) (tools.Result, error) {
+			tool := tools.Must(tools.New(tools.Config{Name: "work"}, func(ctx context.Context, in args) (tools.Result, error) {
 				if st.body {
 					a.Abort()
 					<-ctx.Done()
@@ -93,16 +94,19 @@ func TestCancellationLeavesASendableTranscript(t *testing.T) {
 				faux.Call("c2", "work", map[string]any{"label": "two"}),
 				faux.Call("c3", "work", map[string]any{"label": "three"})),
 				faux.Reply(faux.Text("done")))
-			opts := agent.Options{Provider: p, Model: testModel, Tools: []*tools.Tool{tool}}
+			opts := agent.Options{Config: loop.Config{Provider: p, Model: testModel}, Tools: []*tools.Tool{tool}}
 			if st.before {
-				opts.BeforeToolCall = func(ctx context.Context, c loop.BeforeToolCall) (loop.BeforeResult, error) {
+				opts.BeforeToolCall = func(ctx context.Context, c loop.BeforeCall) (loop.BeforeResult, error) {
 					if c.Call.ID == "c2" {
 						a.Abort()
 					}
 					return loop.BeforeResult{}, nil
 				}
 			}
-			a = agent.New(opts)
+			var err error
+			if a, err = agent.New(opts); err != nil {
+				t.Fatal(err)
+			}
 			if st.abortOn != nil {
 				a.Subscribe(func(_ context.Context, e events.Event) {
 					if st.abortOn(e) {
@@ -110,8 +114,8 @@ func TestCancellationLeavesASendableTranscript(t *testing.T) {
 					}
 				})
 			}
-			if err := a.Prompt(context.Background(), "go"); err != nil {
-				t.Fatal(err)
+			if err := a.Prompt(context.Background(), "go"); !errors.Is(err, context.Canceled) {
+				t.Fatalf("an aborted run returned %v", err)
 			}
 			msgs := append(a.State().Messages, providers.NewUserText("continue"))
 			out := convertMessages("system", msgs)

@@ -28,12 +28,12 @@ type pathArgs struct {
 func TestTruncatedCallThroughLoop(t *testing.T) {
 	s := newServer(t, reply{fixture: "length-mid-args.sse"}, reply{fixture: "done-text.sse"})
 	ran := false
-	write := tools.Must(tools.New("write", "Write a file", func(context.Context, string, pathArgs, tools.UpdateFunc) (tools.Result, error) {
+	write := tools.Must(tools.New(tools.Config{Name: "write", Description: "Write a file"}, func(context.Context, pathArgs) (tools.Result, error) {
 		ran = true
 		return tools.TextResult("written"), nil
 	}))
 	msgs, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("write a.txt")},
-		loop.Context{Tools: []*tools.Tool{write}}, loop.Config{Provider: s.provider(Options{}), Model: testModel}, nil)
+		loop.Conversation{Tools: []*tools.Tool{write}}, loop.Config{Provider: s.provider(Options{}), Model: testModel}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,16 +76,19 @@ func TestAgentTwoTurns(t *testing.T) {
 			checkErr = fmt.Errorf("tool messages %v, calls %v", got, calls)
 		}
 	}
-	read := tools.Must(tools.New("read", "Read", func(_ context.Context, _ string, a pathArgs, _ tools.UpdateFunc) (tools.Result, error) {
+	read := tools.Must(tools.New(tools.Config{Name: "read", Description: "Read"}, func(_ context.Context, a pathArgs) (tools.Result, error) {
 		return tools.TextResult("read " + a.Path), nil
 	}))
 	type dirArgs struct {
 		Dir string `json:"dir"`
 	}
-	list := tools.Must(tools.New("list", "List", func(_ context.Context, _ string, a dirArgs, _ tools.UpdateFunc) (tools.Result, error) {
+	list := tools.Must(tools.New(tools.Config{Name: "list", Description: "List"}, func(_ context.Context, a dirArgs) (tools.Result, error) {
 		return tools.TextResult("list " + a.Dir), nil
 	}))
-	a := agent.New(agent.Options{Provider: s.provider(Options{}), Model: testModel, Tools: []*tools.Tool{read, list}})
+	a, err := agent.New(agent.Options{Config: loop.Config{Provider: s.provider(Options{}), Model: testModel}, Tools: []*tools.Tool{read, list}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := a.Prompt(context.Background(), "look around"); err != nil {
 		t.Fatal(err)
 	}
@@ -142,13 +145,18 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 		s := newServer(t, rep)
 		var logs bytes.Buffer
 		var seen bytes.Buffer
-		a := agent.New(agent.Options{Provider: s.provider(Options{APIKey: key, MaxRetries: -1}), Model: testModel,
-			Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		a, err := agent.New(agent.Options{
+			Config: loop.Config{Provider: s.provider(Options{APIKey: key, MaxRetries: -1}), Model: testModel},
+			Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		a.Subscribe(func(_ context.Context, e events.Event) {
 			b, _ := events.Marshal(e)
 			seen.Write(b)
 		})
-		err := a.Prompt(context.Background(), "hi")
+		err = a.Prompt(context.Background(), "hi")
 		var session bytes.Buffer
 		_ = a.SaveSession(&session)
 		all := seen.String() + logs.String() + session.String() + a.State().ErrorMessage + fmt.Sprint(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentloop/agentloop/agent"
+	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/openai"
 )
@@ -17,10 +18,12 @@ func Example() {
 		BaseURL: "http://localhost:11434/v1",
 		APIKey:  "ollama", // local servers accept any key
 	})
-	a := agent.New(agent.Options{
-		Provider: p,
-		Model:    providers.Model{ID: "qwen3:8b", Provider: "ollama", ContextWindow: 32768},
+	a, err := agent.New(agent.Options{
+		Config: loop.Config{Provider: p, Model: providers.Model{ID: "qwen3:8b", Provider: "ollama", ContextWindow: 32768}},
 	})
+	if err != nil {
+		panic(err)
+	}
 	if err := a.Prompt(context.Background(), "Say hello."); err != nil {
 		fmt.Println(err)
 	}

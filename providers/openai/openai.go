@@ -46,11 +46,6 @@ type Options struct {
 	// Model overrides the model name sent to the server; empty uses the
 	// request's Model.ID.
 	Model string
-	// MaxTokens bounds the response; 0 uses the request options, then the
-	// server's default.
-	MaxTokens int
-	// Temperature, when not nil, is sent as is.
-	Temperature *float32
 	// ToolChoice is sent as tool_choice: "auto", "none", "required", or a
 	// goopenai.ToolChoice naming a function.
 	ToolChoice any
@@ -61,11 +56,6 @@ type Options struct {
 	// HTTPClient sends the requests; nil uses a client without timeout
 	// (streams are bounded by the context).
 	HTTPClient *http.Client
-
-	// MaxArgumentBytes caps the argument text kept for one streamed tool
-	// call; beyond it the rest is dropped and the call is marked
-	// Incomplete, so it never runs. 0 means 1 MiB, negative means no cap.
-	MaxArgumentBytes int
 
 	// MaxRetries is how many times a request refused with 429 or 5xx before
 	// the first token is tried again; 0 means 3, negative means never.
@@ -91,9 +81,6 @@ func New(opts Options) *Provider {
 	}
 	if opts.BaseURL == "" {
 		opts.BaseURL = os.Getenv("OPENAI_BASE_URL")
-	}
-	if opts.MaxArgumentBytes == 0 {
-		opts.MaxArgumentBytes = 1 << 20
 	}
 	if opts.MaxRetries == 0 {
 		opts.MaxRetries = 3
@@ -127,7 +114,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	client := goopenai.NewClientWithConfig(cfg)
 	body := p.request(req)
 	return func(yield func(providers.StreamEvent) bool) {
-		s := &streamer{p: p, model: req.Model, key: key, b: providers.NewBuilder(req.Model), yield: yield}
+		s := &streamer{p: p, model: req.Model, key: key, maxArgs: req.Options.ArgumentLimit(), b: providers.NewBuilder(req.Model), yield: yield}
 		s.run(ctx, client, body)
 	}, nil
 }
@@ -144,14 +131,15 @@ func (p *Provider) request(req *providers.Request) goopenai.ChatCompletionReques
 		StreamOptions: &goopenai.StreamOptions{IncludeUsage: true},
 		ToolChoice:    p.opts.ToolChoice,
 	}
-	if p.opts.MaxTokens > 0 {
-		out.MaxTokens = p.opts.MaxTokens
-	} else if req.Options.MaxTokens > 0 {
-		out.MaxTokens = req.Options.MaxTokens
+	if n := req.Options.MaxTokens; n > 0 {
+		if req.Model.Reasoning {
+			out.MaxCompletionTokens = n // reasoning models refuse max_tokens
+		} else {
+			//lint:ignore SA1019 the servers this package serves besides OpenAI's (vLLM, llama.cpp, Ollama, ...) read max_tokens
+			out.MaxTokens = n
+		}
 	}
-	if p.opts.Temperature != nil {
-		out.Temperature = *p.opts.Temperature
-	} else if req.Options.Temperature != nil {
+	if req.Options.Temperature != nil {
 		out.Temperature = float32(*req.Options.Temperature)
 	}
 	if p.opts.ParallelToolCalls != nil {
@@ -195,4 +183,28 @@ func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 	}
 	return resp, err
+}
+
+// DefaultModel is the model FromEnv names when OPENAI_MODEL is not set.
+const DefaultModel = "gpt-4o-mini"
+
+// FromEnv returns a Provider and a Model for the endpoint the environment
+// names: OPENAI_API_KEY (ok is false without it), OPENAI_BASE_URL (optional;
+// OpenAI's API when empty) and OPENAI_MODEL (DefaultModel when empty).
+// Programs use it to run against a real model when a key is set and offline
+// otherwise:
+//
+//	p, m, ok := openai.FromEnv()
+//	if !ok {
+//		// use a scripted provider (providers/faux)
+//	}
+func FromEnv() (p *Provider, m providers.Model, ok bool) {
+	if os.Getenv("OPENAI_API_KEY") == "" {
+		return nil, providers.Model{}, false
+	}
+	name := os.Getenv("OPENAI_MODEL")
+	if name == "" {
+		name = DefaultModel
+	}
+	return New(Options{}), providers.Model{ID: name, API: "openai-completions", Provider: "openai"}, true
 }

@@ -190,7 +190,7 @@ func TestCancelMidStream(t *testing.T) {
 		}
 		last = e
 	}
-	if last.Type != providers.StreamError || last.Reason != providers.StopReasonAborted || last.Message.ErrorMessage != AbortedMessage {
+	if last.Type != providers.StreamError || last.Reason != providers.StopReasonAborted || last.Message.ErrorMessage != providers.AbortedMessage {
 		t.Fatalf("last %s %s %q", last.Type, last.Reason, last.Message.ErrorMessage)
 	}
 	if last.Message.Text() != "first words" {
@@ -200,19 +200,36 @@ func TestCancelMidStream(t *testing.T) {
 
 func TestOptionsReachTheRequest(t *testing.T) {
 	s := newServer(t, reply{fixture: "text.sse"})
-	temp := float32(0.25)
+	temp := 0.25
 	par := false
 	var header string
 	s.check = func(int, map[string]any) {}
-	p := s.provider(Options{Model: "override", MaxTokens: 77, Temperature: &temp, ToolChoice: "required", ParallelToolCalls: &par,
+	p := s.provider(Options{Model: "override", ToolChoice: "required", ParallelToolCalls: &par,
 		Headers: map[string]string{"X-Test": "yes"}})
 	s.srv.Config.Handler = wrapHeader(s.srv.Config.Handler, &header)
-	stream(t, context.Background(), p, nil)
+	stream(t, context.Background(), p, &providers.Request{Messages: []providers.Message{providers.NewUserText("hi")},
+		Options: providers.RequestOptions{MaxTokens: 77, Temperature: &temp}})
 	b := s.requests()[0]
 	if b["model"] != "override" || b["max_tokens"] != 77.0 || b["temperature"] != 0.25 || b["tool_choice"] != "required" || b["parallel_tool_calls"] != false {
 		t.Fatalf("request %v", b)
 	}
 	if header != "yes" {
 		t.Fatalf("extra header %q", header)
+	}
+}
+
+func TestFromEnv(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	if _, _, ok := FromEnv(); ok {
+		t.Fatal("ok without a key")
+	}
+	t.Setenv("OPENAI_API_KEY", "k")
+	t.Setenv("OPENAI_MODEL", "")
+	if p, m, ok := FromEnv(); !ok || p == nil || m.ID != DefaultModel {
+		t.Fatalf("FromEnv = %v %+v %v", p, m, ok)
+	}
+	t.Setenv("OPENAI_MODEL", "local-7b")
+	if _, m, _ := FromEnv(); m.ID != "local-7b" {
+		t.Fatalf("model %q", m.ID)
 	}
 }

@@ -19,15 +19,12 @@ import (
 	"github.com/agentloop/agentloop/providers"
 )
 
-// AbortedMessage is the error message of a response cut short by a
-// cancelled context.
-const AbortedMessage = "Request was aborted"
-
 // streamer turns one Chat Completions stream into stream events.
 type streamer struct {
 	p       *Provider
 	model   providers.Model
 	key     string
+	maxArgs int // argument bytes kept per tool call; -1 for no cap
 	b       *providers.Builder
 	yield   func(providers.StreamEvent) bool
 	stopped bool // the consumer stopped reading
@@ -220,7 +217,7 @@ func (s *streamer) toolCallDelta(pos int, tc goopenai.ToolCall) bool {
 	if frag == "" || st.overflow {
 		return true
 	}
-	if max := s.p.opts.MaxArgumentBytes; max > 0 && len(st.args.Text())+len(frag) > max {
+	if max := s.maxArgs; max >= 0 && len(st.args.Text())+len(frag) > max {
 		st.overflow = true // keep what fits; the call will not run
 		return true
 	}
@@ -261,7 +258,7 @@ func (s *streamer) done() {
 // fail ends the message with the error, keeping what arrived.
 func (s *streamer) fail(ctx context.Context, err error) {
 	if ctx.Err() != nil {
-		s.emit(s.b.Fail(providers.StopReasonAborted, AbortedMessage, s.model.Priced(s.usage)))
+		s.emit(s.b.Fail(providers.StopReasonAborted, providers.AbortedMessage, s.model.Priced(s.usage)))
 		return
 	}
 	s.emit(s.b.Fail(providers.StopReasonError, s.redact(describe(err)), s.model.Priced(s.usage)))

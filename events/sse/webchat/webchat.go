@@ -1,7 +1,19 @@
-// Package webui is the chat page of the web and distributed examples: an
+// Package webchat serves a minimal browser chat page for an agent: an
 // embedded HTML/JavaScript page (no build step) and the small HTTP API it
-// talks to.
-package webui
+// talks to. The page shows the assistant's text as it streams, a card per
+// tool call (its arguments, its progress, its result or error), and lets
+// the user send a message (which starts a run, or steers the running one)
+// and stop the run.
+//
+// The API, all under /api/:
+//
+//	GET  /api/events  the agent's events as Server-Sent Events (Backend.Events, an *sse.Broker)
+//	POST /api/send    {"text": "..."}: Backend.Send; answers {"mode": "prompt" | "steer" | "sent"}
+//	POST /api/stop    Backend.Stop; answers 204
+//
+// Serve it on a loopback address only: it checks nothing about who is
+// asking.
+package webchat
 
 import (
 	"context"
@@ -26,7 +38,8 @@ type Backend struct {
 	Stop func(ctx context.Context) error
 }
 
-// Handler serves the page at / and its API under /api/.
+// Handler serves the page at / and its API under /api/. A send request's
+// body is limited to 1 MiB.
 func Handler(b Backend) http.Handler {
 	mux := http.NewServeMux()
 	files, _ := fs.Sub(static, "static")

@@ -1,7 +1,16 @@
-// Package console prints a running agent's events for the examples:
-// streamed text as it arrives, and one line per tool call when it starts
-// and when it ends, with its duration.
-package console
+// Package term prints a run's events for a terminal: the assistant's text
+// as it streams, one line per tool call when it starts (its arguments) and
+// one when it ends (its duration and the first paragraph of its result),
+// and the error of a run that stopped.
+//
+//	a.Subscribe(term.New(os.Stdout).Handle)
+//
+// The output looks like this:
+//
+//	assistant: Let me look that up.
+//	  → weather {"city":"Oslo"}
+//	  ✓ weather (301ms): Oslo: 4°C, light rain
+package term
 
 import (
 	"context"
@@ -16,9 +25,10 @@ import (
 	"github.com/agentloop/agentloop/providers"
 )
 
-// Printer writes events to W. Its Handle method is an event handler.
+// Printer writes events to a terminal. Its Handle method is an
+// events.Handler; it is safe for concurrent use.
 type Printer struct {
-	W io.Writer
+	w io.Writer
 
 	mu      sync.Mutex
 	started map[string]time.Time
@@ -26,9 +36,9 @@ type Printer struct {
 }
 
 // New returns a Printer writing to w.
-func New(w io.Writer) *Printer { return &Printer{W: w, started: map[string]time.Time{}} }
+func New(w io.Writer) *Printer { return &Printer{w: w, started: map[string]time.Time{}} }
 
-// Handle prints one event; subscribe it to an agent.
+// Handle prints one event; subscribe it to an agent or pass it to a run.
 func (p *Printer) Handle(_ context.Context, e events.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -36,20 +46,20 @@ func (p *Printer) Handle(_ context.Context, e events.Event) {
 	case events.MessageUpdate:
 		if e.Stream.Type == providers.StreamTextDelta {
 			if !p.inText {
-				fmt.Fprint(p.W, "assistant: ")
+				fmt.Fprint(p.w, "assistant: ")
 				p.inText = true
 			}
-			fmt.Fprint(p.W, e.Stream.Delta)
+			fmt.Fprint(p.w, e.Stream.Delta)
 		}
 	case events.MessageEnd:
 		p.endText()
 		if a, ok := e.Message.(providers.AssistantMessage); ok && a.ErrorMessage != "" {
-			fmt.Fprintf(p.W, "assistant stopped (%s): %s\n", a.StopReason, a.ErrorMessage)
+			fmt.Fprintf(p.w, "assistant stopped (%s): %s\n", a.StopReason, a.ErrorMessage)
 		}
 	case events.ToolExecutionStart:
 		p.endText()
 		p.started[e.ToolCallID] = time.Now()
-		fmt.Fprintf(p.W, "  → %s %s\n", e.ToolName, compact(e.Args))
+		fmt.Fprintf(p.w, "  → %s %s\n", e.ToolName, compact(e.Args))
 	case events.ToolExecutionEnd:
 		p.endText()
 		d := time.Since(p.started[e.ToolCallID]).Round(time.Millisecond)
@@ -57,13 +67,13 @@ func (p *Printer) Handle(_ context.Context, e events.Event) {
 		if e.IsError {
 			mark = "✗"
 		}
-		fmt.Fprintf(p.W, "  %s %s (%v): %s\n", mark, e.ToolName, d, summary(providers.TextOf(e.Result.Content)))
+		fmt.Fprintf(p.w, "  %s %s (%v): %s\n", mark, e.ToolName, d, summary(providers.TextOf(e.Result.Content)))
 	}
 }
 
 func (p *Printer) endText() {
 	if p.inText {
-		fmt.Fprintln(p.W)
+		fmt.Fprintln(p.w)
 		p.inText = false
 	}
 }

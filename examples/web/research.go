@@ -1,7 +1,7 @@
-// Package research is the demo agent of the web and distributed examples:
-// a lookup tool (one slow call, with progress updates), a link checker that
-// fails, and a scripted model that uses them.
-package research
+package main
+
+// The demo agent: a lookup tool (one slow call, with progress updates), a
+// link checker that fails, and a scripted model that uses them.
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/agent"
+	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/faux"
 	"github.com/agentloop/agentloop/tools"
@@ -20,35 +21,44 @@ type lookupArgs struct {
 	Topic string `json:"topic" jsonschema:"description=What to look up"`
 }
 
-// Agent builds the research agent; slow is how long the slow lookup takes.
-func Agent(p providers.Provider, m providers.Model, slow time.Duration) *agent.Agent {
-	lookup := tools.Must(tools.New("lookup", "Look a topic up in the archive",
-		func(ctx context.Context, _ string, in lookupArgs, update tools.UpdateFunc) (tools.Result, error) {
+// researchAgent builds the agent; slow is how long the slow lookup takes.
+func researchAgent(p providers.Provider, m providers.Model, slow time.Duration) (*agent.Agent, error) {
+	lookup, err := tools.New(tools.Config{Name: "lookup", Description: "Look a topic up in the archive"},
+		func(ctx context.Context, in lookupArgs) (string, error) {
 			d := 100 * time.Millisecond
 			if strings.Contains(in.Topic, "history") {
 				d = slow
 			}
 			for i := 1; i <= 3; i++ {
-				update(tools.TextResult(fmt.Sprintf("reading page %d of 3", i)))
+				tools.ReportProgress(ctx, tools.TextResult(fmt.Sprintf("reading page %d of 3", i)))
 				select {
 				case <-ctx.Done():
-					return tools.Result{}, ctx.Err()
+					return "", ctx.Err()
 				case <-time.After(d / 3):
 				}
 			}
-			return tools.TextResult("found 3 notes on " + in.Topic), nil
-		}))
-	check := tools.Must(tools.New("check_links", "Check that the links in the notes work",
-		func(context.Context, string, lookupArgs, tools.UpdateFunc) (tools.Result, error) {
-			return tools.Result{}, errors.New("2 of 9 links are broken")
-		}))
-	return agent.New(agent.Options{Provider: p, Model: m, Tools: []*tools.Tool{lookup, check},
-		SystemPrompt: "You research topics with the tools you have."})
+			return "found 3 notes on " + in.Topic, nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	check, err := tools.New(tools.Config{Name: "check_links", Description: "Check that the links in the notes work"},
+		func(context.Context, lookupArgs) (string, error) {
+			return "", errors.New("2 of 9 links are broken")
+		})
+	if err != nil {
+		return nil, err
+	}
+	return agent.New(agent.Options{
+		Config:       loop.Config{Provider: p, Model: m},
+		Tools:        []*tools.Tool{lookup, check},
+		SystemPrompt: "You research topics with the tools you have.",
+	})
 }
 
-// Scripted is the offline model: it answers each user message with three tool calls, then a
+// scripted is the offline model: it answers each user message with three tool calls, then a
 // summary; a message that arrives while it works is acknowledged.
-func Scripted() *faux.Provider {
+func scripted() *faux.Provider {
 	p := &faux.Provider{Delay: 8 * time.Millisecond, ChunkSize: 2}
 	p.Default = func(_ context.Context, req *providers.Request) (providers.AssistantMessage, error) {
 		n := len(req.Messages)

@@ -1,0 +1,49 @@
+package term_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/agentloop/agentloop/events"
+	"github.com/agentloop/agentloop/events/term"
+	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/tools"
+)
+
+// TestPrinter: streamed text, a tool call's start and end (error marked),
+// a stopped run; a tool-argument delta is not printed as text.
+func TestPrinter(t *testing.T) {
+	var out strings.Builder
+	p := term.New(&out)
+	ctx := context.Background()
+	b := providers.NewBuilder(providers.Model{ID: "m"})
+	b.Start()
+	b.TextStart()
+	p.Handle(ctx, events.MessageUpdate{Stream: b.TextDelta("Hel")})
+	p.Handle(ctx, events.MessageUpdate{Stream: b.TextDelta("lo")})
+	b.ToolCallStart("c1", "read")
+	p.Handle(ctx, events.MessageUpdate{Stream: b.ToolCallDelta(`{"path":`, nil)})
+	p.Handle(ctx, events.ToolExecutionStart{ToolCallID: "c1", ToolName: "read", Args: map[string]any{"path": "a"}})
+	p.Handle(ctx, events.ToolExecutionEnd{ToolCallID: "c1", ToolName: "read", IsError: true,
+		Result: tools.TextResult("Validation failed for tool \"read\":\n  - path: must be string\n\nReceived arguments:\n{}")})
+	p.Handle(ctx, events.MessageEnd{Message: providers.AssistantMessage{StopReason: providers.StopReasonError, ErrorMessage: "boom"}})
+	got := out.String()
+	for _, want := range []string{"assistant: Hello\n", `  → read {"path":"a"}`, "  ✗ read (", `Validation failed for tool "read":`, "assistant stopped (error): boom"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, `{"path":`+"\n") || strings.Contains(got, "Received arguments") {
+		t.Errorf("printed argument deltas or the echoed arguments:\n%s", got)
+	}
+}
+
+func Example() {
+	p := term.New(os.Stdout)
+	ctx := context.Background()
+	p.Handle(ctx, events.ToolExecutionStart{ToolCallID: "c1", ToolName: "weather", Args: map[string]any{"city": "Oslo"}})
+	// Output:
+	//   → weather {"city":"Oslo"}
+}

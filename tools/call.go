@@ -1,0 +1,37 @@
+package tools
+
+import "context"
+
+// callKey is the context key of the call a body runs for.
+type callKey struct{}
+
+type callInfo struct {
+	id       string
+	progress func(partial Result)
+}
+
+// WithCall returns ctx carrying one tool call: its id, and the function
+// that publishes the body's progress. The loop gives every body such a
+// context; a test of a tool's body can make one too.
+func WithCall(ctx context.Context, id string, progress func(partial Result)) context.Context {
+	return context.WithValue(ctx, callKey{}, &callInfo{id: id, progress: progress})
+}
+
+// CallID returns the id of the tool call a body runs for, or "" when ctx
+// carries no call.
+func CallID(ctx context.Context) string {
+	if c, ok := ctx.Value(callKey{}).(*callInfo); ok {
+		return c.id
+	}
+	return ""
+}
+
+// ReportProgress publishes a partial result of the running body: the loop
+// sends it as a tool_execution_update event (the model does not see it).
+// Reports made after the body returned, or with a ctx that carries no
+// call, are ignored.
+func ReportProgress(ctx context.Context, partial Result) {
+	if c, ok := ctx.Value(callKey{}).(*callInfo); ok && c.progress != nil {
+		c.progress(partial)
+	}
+}
