@@ -7,6 +7,23 @@
 // transcript grows on every message_end, the in-flight message follows the
 // stream, pending tool calls follow tool_execution_start and _end.
 // Subscribers see every event after the state has absorbed it.
+//
+//	a, err := agent.New(agent.Options{
+//		Config:       loop.Config{Provider: provider, Model: model, BeforeToolCall: policy},
+//		SystemPrompt: "You are a concise assistant.",
+//		Tools:        []*tools.Tool{weather},
+//	})
+//	if err != nil {
+//		return err // no provider, or a tool no run could use
+//	}
+//	a.Subscribe(term.New(os.Stdout).Handle) // or any events.Handler
+//	err = a.Prompt(ctx, "What's the weather in Oslo?")
+//	// err is a *loop.RunError when the run ended failed or aborted;
+//	// a.State().Messages holds the transcript either way.
+//
+// One run is active at a time: while it is, Prompt returns ErrBusy, and
+// Steer and FollowUp queue messages for it. Abort cancels it. SaveSession
+// and LoadSession keep a conversation across processes.
 package agent
 
 import (

@@ -1,16 +1,37 @@
-// Package tools defines the tools a model can call, builds them from plain
-// Go functions over struct types, and prepares a call's arguments the way
-// the reference loop does: deep-copy, apply the tool's PrepareArguments
-// shim, coerce primitives toward the schema, then validate.
+// Package tools defines the tools a model can call and builds them from
+// plain Go functions.
 //
-// A tool built with [New] is typed end to end: its JSON Schema is generated
-// from the argument struct (json names; fields without omitempty are
-// required; jsonschema tags for descriptions, enums, bounds and defaults),
-// and its body receives the struct decoded from the validated, coerced
-// arguments.
+// A tool is a function over a struct. Its JSON Schema, which the model
+// sees, is generated from the struct (json names; fields without omitempty
+// are required; jsonschema tags for descriptions, enums, bounds and
+// defaults), and its body receives the model's arguments decoded into the
+// struct after they pass the tool's checks:
 //
-// Validation failures are [*ValidationError] values whose text is exactly
-// what the reference shows the model:
+//	type WeatherArgs struct {
+//		City string `json:"city" jsonschema:"description=City name"`
+//		Days int    `json:"days,omitempty" jsonschema:"minimum=1,maximum=7"`
+//	}
+//
+//	weather, err := tools.New(tools.Config{Name: "weather", Description: "Forecast for a city"},
+//		func(ctx context.Context, in WeatherArgs) (string, error) {
+//			return fmt.Sprintf("%s: sunny for %d days", in.City, in.Days), nil
+//		})
+//
+// The body returns what the model reads: a string, a [Result] (text and
+// images, details for user interfaces, Terminate), or any value, which is
+// sent as JSON. [CallID] and [ReportProgress] give the body its call's id
+// and a way to publish progress; [NewJSON] builds a tool from a
+// hand-written schema.
+//
+// # The checks
+//
+// The loop checks every call's arguments before the body runs, in the
+// reference's order: the PrepareArguments shim (if any), coercion of
+// primitives toward the schema (numbers from numeric strings, booleans from
+// "true"/"false", ...), validation, and decoding into the body's type.
+// [Tool.Check] runs them; the loop calls it, and so can a test. Arguments
+// that do not fit are a [*ValidationError] whose text is exactly what the
+// reference shows the model:
 //
 //	Validation failed for tool "count":
 //	  - path: must have required properties path
@@ -21,12 +42,11 @@
 //	  "count": "abc"
 //	}
 //
-// Schemas are resolved once, when the tool is built, into a compiled
-// checker that coerces, decides and lists every violation by instance path.
-// Its verdict is google/jsonschema-go's: tests run it against google's on
-// every case of the official JSON Schema test suite (draft 2020-12) it
-// decides and on fuzzed arguments. A schema that uses a keyword the
-// checker does not implement (dynamic references, anchors, nested $id,
-// unevaluatedProperties/Items, dependentSchemas) is judged by
-// google/jsonschema-go on every call instead.
+// Schemas are compiled once, when the tool is built, into a checker that
+// coerces, decides and lists every violation by instance path. Its verdict
+// is google/jsonschema-go's: tests compare them on every case of the
+// official JSON Schema test suite (draft 2020-12) and on fuzzed arguments.
+// A schema that uses a keyword the checker does not implement (dynamic
+// references, unevaluatedProperties/Items, dependentSchemas, ...) is judged
+// by google/jsonschema-go on every call instead.
 package tools

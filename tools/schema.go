@@ -21,8 +21,11 @@ import (
 // add constraints (see invopop/jsonschema). Additional properties are
 // allowed, as in the reference: a model's extra keys are ignored rather
 // than refused.
-func SchemaFor[T any]() (_ *jsonschema.Schema, err error) {
-	t := reflect.TypeFor[T]()
+func SchemaFor[T any]() (*jsonschema.Schema, error) {
+	return schemaOf(reflect.TypeFor[T]())
+}
+
+func schemaOf(t reflect.Type) (_ *jsonschema.Schema, err error) {
 	defer func() { // invopop panics on types JSON cannot describe (chan, func)
 		if p := recover(); p != nil {
 			err = fmt.Errorf("schema for %v: %v", t, p)

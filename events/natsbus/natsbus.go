@@ -55,9 +55,9 @@ func EventsSubject(runID string) string { return "agentloop.runs." + runID + ".e
 // ControlSubject is the subject of a run's control messages.
 func ControlSubject(runID string) string { return "agentloop.runs." + runID + ".control" }
 
-// ValidRunID reports whether id can be a subject token: not empty, no dots,
-// wildcards or white space.
-func ValidRunID(id string) error {
+// CheckRunID returns an error unless id can be a subject token: not empty,
+// no dots, wildcards or white space.
+func CheckRunID(id string) error {
 	if id == "" || strings.ContainsAny(id, ".*> \t\r\n") {
 		return fmt.Errorf("natsbus: run id %q is not a valid subject token", id)
 	}
@@ -98,7 +98,7 @@ type Publisher struct {
 
 // NewPublisher returns a Publisher for the run.
 func NewPublisher(js jetstream.JetStream, runID string) (*Publisher, error) {
-	if err := ValidRunID(runID); err != nil {
+	if err := CheckRunID(runID); err != nil {
 		return nil, err
 	}
 	return &Publisher{js: js, run: runID}, nil
@@ -182,7 +182,7 @@ type Subscription struct {
 // them), in order and each once, to h, on a goroutine of the NATS client:
 // first what the stream holds, then live. h must not block for long.
 func Subscribe(ctx context.Context, js jetstream.JetStream, runID string, from uint64, h func(seq uint64, e events.Event)) (*Subscription, error) {
-	if err := ValidRunID(runID); err != nil {
+	if err := CheckRunID(runID); err != nil {
 		return nil, err
 	}
 	c, err := js.OrderedConsumer(ctx, StreamName, jetstream.OrderedConsumerConfig{
@@ -242,7 +242,7 @@ const (
 
 // Send publishes a command for the run and waits until JetStream stores it.
 func Send(ctx context.Context, js jetstream.JetStream, runID string, cmd Command) error {
-	if err := ValidRunID(runID); err != nil {
+	if err := CheckRunID(runID); err != nil {
 		return err
 	}
 	switch cmd.Type {
@@ -265,10 +265,10 @@ func Send(ctx context.Context, js jetstream.JetStream, runID string, cmd Command
 // the commands). A command is acknowledged after h returns; one that cannot
 // be decoded is acknowledged and dropped. Call stop to end.
 func Serve(ctx context.Context, js jetstream.JetStream, runID, worker string, h func(Command)) (stop func(), err error) {
-	if err := ValidRunID(runID); err != nil {
+	if err := CheckRunID(runID); err != nil {
 		return nil, err
 	}
-	if err := ValidRunID(worker); err != nil {
+	if err := CheckRunID(worker); err != nil {
 		return nil, err
 	}
 	c, err := js.CreateOrUpdateConsumer(ctx, StreamName, jetstream.ConsumerConfig{

@@ -371,7 +371,7 @@ func TestLateConsumer(t *testing.T) {
 
 func TestValidation(t *testing.T) {
 	for _, id := range []string{"", "a.b", "a*", "a>", "a b"} {
-		if natsbus.ValidRunID(id) == nil {
+		if natsbus.CheckRunID(id) == nil {
 			t.Errorf("%q accepted", id)
 		}
 	}

@@ -174,9 +174,7 @@ func (p *player) tool(st ScriptedTool) (*tools.Tool, error) {
 		if st.Result != nil {
 			text = *st.Result
 		}
-		if strings.Contains(text, "$args") {
-			text = strings.Replace(text, "$args", orderedJSON(args, p.order[id]), 1)
-		}
+		text = strings.Replace(text, "$args", orderedJSON(args, p.order[id]), 1)
 		res := tools.TextResult(text)
 		res.Details = map[string]any{}
 		res.Terminate = st.Terminate
