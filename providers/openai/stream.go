@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	goopenai "github.com/sashabaranov/go-openai"
 
@@ -261,11 +262,16 @@ func (s *streamer) fail(ctx context.Context, err error) {
 		s.emit(s.b.Fail(providers.StopReasonAborted, providers.AbortedMessage, s.model.Priced(s.usage)))
 		return
 	}
-	s.emit(s.b.Fail(providers.StopReasonError, s.redact(describe(err)), s.model.Priced(s.usage)))
+	s.emit(s.b.Fail(providers.StopReasonError, s.redact(describe(err, s.redact)), s.model.Priced(s.usage)))
 }
 
+// maxErrorBody is how much of an error response's body a message quotes.
+const maxErrorBody = 300
+
 // describe says what went wrong in words the model and the user can use.
-func describe(err error) string {
+// redact removes the key from a body before it is cut, so that a cut can
+// never leave part of the key behind.
+func describe(err error, redact func(string) string) string {
 	var api *goopenai.APIError
 	if errors.As(err, &api) {
 		if api.HTTPStatusCode > 0 {
@@ -275,9 +281,13 @@ func describe(err error) string {
 	}
 	var req *goopenai.RequestError
 	if errors.As(err, &req) {
-		body := strings.TrimSpace(string(req.Body))
-		if len(body) > 300 {
-			body = body[:300] + "..."
+		body := redact(strings.TrimSpace(string(req.Body)))
+		if len(body) > maxErrorBody {
+			cut := maxErrorBody
+			for cut > 0 && !utf8.RuneStart(body[cut]) {
+				cut--
+			}
+			body = body[:cut] + "..."
 		}
 		if body == "" && req.Err != nil {
 			body = req.Err.Error()
