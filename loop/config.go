@@ -55,6 +55,15 @@ type Config struct {
 	// MaxParallelTools bounds how many tool bodies run at once; 0 means no
 	// limit.
 	MaxParallelTools int
+	// MaxToolCalls bounds the tool calls of one assistant message: the
+	// calls past it are refused with a message saying so, and none of them
+	// runs. 0 means DefaultMaxToolCalls, negative means no limit.
+	MaxToolCalls int
+	// MaxTurns bounds the model calls of one run. A run that reaches it
+	// with tool results still to answer ends with an error message (stop
+	// reason error; the error is ErrMaxTurns) after the turn's results are
+	// stored; a run whose model is done ends as usual. 0 means no limit.
+	MaxTurns int
 	// ToolTimeout bounds each tool body that has no Timeout of its own; 0
 	// means no limit. A body that outlives its timeout gets an error result
 	// and its late result is discarded.
@@ -83,8 +92,13 @@ type Config struct {
 	ShouldStopAfterTurn func(ctx context.Context, turn Turn) bool
 }
 
-// DefaultMaxResultBytes is the default cap on a tool result's text.
-const DefaultMaxResultBytes = 1 << 20
+// The defaults of Config's limits.
+const (
+	// DefaultMaxResultBytes is the default cap on a tool result's text.
+	DefaultMaxResultBytes = 1 << 20
+	// DefaultMaxToolCalls is the default cap on one message's tool calls.
+	DefaultMaxToolCalls = 128
+)
 
 // limit resolves a cap: 0 is the default, negative is none.
 func limit(v, def int) int {

@@ -3,9 +3,12 @@ package loop
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"reflect"
+	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentloop/agentloop/events"
@@ -175,4 +178,105 @@ func TestIsolationTyped(t *testing.T) {
 			t.Fatalf("event arguments changed: %v", s.Args)
 		}
 	}
+}
+
+// TestMessageLimits: a call whose id an earlier call of the message has,
+// calls past MaxToolCalls, arguments that arrived whole but are not an
+// object, and arguments over the cap (counted by the provider) are each
+// refused with a message that says so, and their bodies never run.
+func TestMessageLimits(t *testing.T) {
+	var ran []string
+	var mu sync.Mutex
+	echo := echoTool(t, "echo", func(ctx context.Context, a labelArgs) (tools.Result, error) {
+		mu.Lock()
+		ran = append(ran, tools.CallID(ctx))
+		mu.Unlock()
+		return tools.TextResult("ok"), nil
+	})
+	array := faux.Call("arr", "echo", nil)
+	array.RawArguments = `[1, 2]`
+	over := faux.Call("big", "echo", map[string]any{})
+	over.RawArguments, over.ArgumentBytes, over.Incomplete = `{"label":"xxx`, 5000, true
+	p := &verbatim{replies: []providers.AssistantMessage{faux.Reply(
+		faux.Call("a", "echo", map[string]any{"label": "1"}),
+		faux.Call("a", "echo", map[string]any{"label": "2"}),
+		array, over,
+		faux.Call("c4", "echo", map[string]any{"label": "4"}),
+		faux.Call("c5", "echo", map[string]any{"label": "5"}),
+	), faux.Reply()}}
+	msgs, _ := runLoop(t, context.Background(), p, []*tools.Tool{echo}, Config{MaxToolCalls: 5,
+		RequestOptions: providers.RequestOptions{MaxArgumentBytes: 1000}})
+	want := []struct {
+		isError bool
+		text    string
+	}{
+		{false, "ok"},
+		{true, `its id "a" is the id of an earlier call in this message`},
+		{true, "Validation failed for tool \"echo\":\n  - root: must be object\n\nReceived arguments:\n[\n  1,\n  2\n]"},
+		{true, "its arguments are 5000 bytes, more than the limit of 1000 bytes"},
+		{false, "ok"},
+		{true, "the message has 6 tool calls, more than the limit of 5 per message"},
+	}
+	for i, w := range want {
+		tr := msgs[2+i].(providers.ToolResultMessage)
+		if tr.IsError != w.isError || !strings.Contains(tr.Text(), w.text) {
+			t.Errorf("result %d (%s): error=%v %q, want error=%v and %q", i, tr.ToolCallID, tr.IsError, tr.Text(), w.isError, w.text)
+		}
+	}
+	sort.Strings(ran)
+	if strings.Join(ran, ",") != "a,c4" {
+		t.Fatalf("bodies ran for %v", ran)
+	}
+}
+
+// TestMaxTurns: a model that calls tools forever is stopped after
+// MaxTurns model calls, with every result of the last turn stored and a
+// closing error message; a model that is done at the limit ends normally.
+func TestMaxTurns(t *testing.T) {
+	p := &faux.Provider{}
+	p.Default = func(_ context.Context, req *providers.Request) (providers.AssistantMessage, error) {
+		return faux.Reply(faux.Call(fmt.Sprint("c", len(req.Messages)), "echo", map[string]any{"label": "again"})), nil
+	}
+	rec := &recorder{}
+	cfg := cfgFor(p)
+	cfg.MaxTurns = 3
+	msgs, err := Run(context.Background(), []providers.Message{providers.NewUserText("go")}, Conversation{Tools: []*tools.Tool{echoTool(t, "echo", nil)}}, cfg, rec.sink)
+	var re *RunError
+	if !errors.As(err, &re) || !errors.Is(err, ErrMaxTurns) || re.Message.StopReason != providers.StopReasonError {
+		t.Fatalf("error %v", err)
+	}
+	if len(p.Requests()) != 3 || len(msgs) != 8 || msgs[6].Role() != providers.RoleToolResult {
+		t.Fatalf("%d model calls, %d messages", len(p.Requests()), len(msgs))
+	}
+	if ty := rec.types(); ty[len(ty)-1] != "agent_end" {
+		t.Fatalf("run did not close: %v", ty)
+	}
+	done := faux.New(faux.Reply(faux.Text("finished")))
+	cfg = cfgFor(done)
+	cfg.MaxTurns = 1
+	if _, err := Run(context.Background(), []providers.Message{providers.NewUserText("go")}, Conversation{}, cfg, nil); err != nil {
+		t.Fatalf("a model done at the limit: %v", err)
+	}
+}
+
+// verbatim is a provider that delivers scripted messages exactly as they
+// are (faux re-streams them, which rebuilds raw argument text).
+type verbatim struct {
+	replies []providers.AssistantMessage
+}
+
+func (p *verbatim) Stream(context.Context, *providers.Request) (iter.Seq[providers.StreamEvent], error) {
+	m := p.replies[0]
+	p.replies = p.replies[1:]
+	if m.StopReason == "" {
+		m.StopReason = providers.StopReasonStop
+		if m.HasToolCalls() {
+			m.StopReason = providers.StopReasonToolUse
+		}
+	}
+	return func(yield func(providers.StreamEvent) bool) {
+		if yield(providers.StreamEvent{Type: providers.StreamStart, Message: &providers.AssistantMessage{}}) {
+			yield(providers.StreamEvent{Type: providers.StreamDone, Reason: m.StopReason, Message: &m})
+		}
+	}, nil
 }

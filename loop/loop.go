@@ -41,6 +41,10 @@ var (
 	ErrNoProvider = errors.New("loop: Config.Provider is nil")
 )
 
+// ErrMaxTurns is the cause (RunError.Err) of a run that reached
+// Config.MaxTurns with tool results still to answer.
+var ErrMaxTurns = errors.New("loop: the run reached Config.MaxTurns")
+
 // RunError reports a run that ended without the model finishing. Message
 // is the run's last message (its stop reason is error or aborted, and
 // ErrorMessage says what happened); the run's messages hold everything
@@ -146,6 +150,7 @@ type run struct {
 	newFrom  int
 	detached []providers.Message
 	apart    bool
+	turns    int  // model calls made
 	started  bool // agent_start was published
 	inTurn   bool // a turn_start was published and its turn_end not yet
 	handlerP any  // the first panic of the event handler, if any
@@ -304,6 +309,7 @@ func (r *run) loop() error {
 				r.append(m)
 			}
 			pending = nil
+			r.turns++
 			a, err := r.streamAssistant()
 			if err != nil {
 				return err
@@ -327,6 +333,13 @@ func (r *run) loop() error {
 			}
 			if r.cfg.ShouldStopAfterTurn != nil && r.cfg.ShouldStopAfterTurn(r.ctx, turn) {
 				r.emit(events.AgentEnd{Messages: r.newMessages()})
+				return nil
+			}
+			if r.cfg.MaxTurns > 0 && r.turns >= r.cfg.MaxTurns {
+				if continueTools { // the model has results to answer
+					return r.close(fmt.Errorf("%w (%d model calls)", ErrMaxTurns, r.turns))
+				}
+				r.emit(events.AgentEnd{Messages: r.newMessages()}) // done; queued messages wait
 				return nil
 			}
 			pending = r.poll(r.cfg.SteeringMessages)

@@ -1,7 +1,9 @@
 package loop
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentloop/agentloop/events"
@@ -36,6 +38,25 @@ func oversizedResultText(name string, n, max int) string {
 		"Ask for less (a narrower query, a range, a summary).", name, n, max)
 }
 
+func duplicateIDText(name, id string) string {
+	return fmt.Sprintf("Tool call %q was not executed: its id %q is the id of an earlier call in this message. "+
+		"Give every tool call an id of its own.", name, id)
+}
+
+func tooManyCallsText(name string, n, max int) string {
+	return fmt.Sprintf("Tool call %q was not executed: the message has %d tool calls, more than the limit of %d per message. "+
+		"Make fewer calls at once.", name, n, max)
+}
+
+// notObject is the refusal of arguments that arrived whole but are not a
+// JSON object, in the validator's words.
+func notObject(name, raw string) string {
+	var v any
+	_ = json.Unmarshal([]byte(raw), &v)
+	e := &tools.ValidationError{Tool: name, Received: v, Violations: []tools.Violation{{Path: "root", Message: "must be object"}}}
+	return e.Error()
+}
+
 func incompleteText(name string) string {
 	return fmt.Sprintf("Tool call %q was not executed: its arguments were not complete JSON, "+
 		"so they may be truncated. Re-issue the tool call with complete arguments.", name)
@@ -50,6 +71,9 @@ type call struct {
 	tc   providers.ToolCall
 	tool *tools.Tool
 	inv  *tools.Invocation // once the arguments passed the tool's checks
+	// refusal, when set, refuses the call before any other check: it is
+	// one the message may not make (see executeToolCalls).
+	refusal string
 
 	// The outcome, once known.
 	result  tools.Result
@@ -73,14 +97,21 @@ func (c *call) fail(text string) *call {
 // in order. It returns nil when the call is prepared (c.tool and c.inv are
 // set), or c itself holding the error result that stands instead.
 func (r *run) preflight(a providers.AssistantMessage, c *call) (refused *call) {
+	// May the message make this call (an id of its own, within MaxToolCalls)?
+	if c.refusal != "" {
+		return c.fail(c.refusal)
+	}
 	// Does the tool exist?
 	c.tool = r.byName[c.tc.Name]
 	if c.tool == nil {
 		return c.fail(notFoundText(c.tc.Name))
 	}
-	// Did the arguments arrive whole, and within bounds?
-	if max := r.cfg.RequestOptions.ArgumentLimit(); max >= 0 && len(c.tc.RawArguments) > max {
-		return c.fail(oversizedArgsText(c.tc.Name, len(c.tc.RawArguments), max))
+	// Did the arguments arrive whole, within bounds, as an object?
+	if n, max := max(len(c.tc.RawArguments), c.tc.ArgumentBytes), r.cfg.RequestOptions.ArgumentLimit(); max >= 0 && n > max {
+		return c.fail(oversizedArgsText(c.tc.Name, n, max))
+	}
+	if raw := strings.TrimSpace(c.tc.RawArguments); raw != "" && raw[0] != '{' && json.Valid([]byte(raw)) {
+		return c.fail(notObject(c.tc.Name, raw))
 	}
 	if c.tc.Incomplete {
 		return c.fail(incompleteText(c.tc.Name))
@@ -156,6 +187,7 @@ func (r *run) executeToolCalls(a providers.AssistantMessage) ([]providers.ToolRe
 			calls[i] = &slab[i]
 		}
 	}
+	r.markRefusals(calls)
 	var done []*call
 	switch {
 	case a.StopReason == providers.StopReasonLength:
@@ -170,6 +202,37 @@ func (r *run) executeToolCalls(a providers.AssistantMessage) ([]providers.ToolRe
 		terminate = terminate && c.result.Terminate
 	}
 	return results[:len(done)], terminate && a.StopReason != providers.StopReasonLength
+}
+
+// markRefusals refuses the calls a message may not make: those past
+// MaxToolCalls, and a call whose id an earlier call of the message has.
+func (r *run) markRefusals(calls []*call) {
+	max := r.cfg.MaxToolCalls
+	if max == 0 {
+		max = DefaultMaxToolCalls
+	}
+	var seen map[string]bool // only for long messages; short ones compare pairs
+	if len(calls) > 16 {
+		seen = make(map[string]bool, len(calls))
+	}
+	for i, c := range calls {
+		if max > 0 && i >= max {
+			c.refusal = tooManyCallsText(c.tc.Name, len(calls), max)
+			continue
+		}
+		dup := false
+		if seen != nil {
+			dup = seen[c.tc.ID]
+			seen[c.tc.ID] = true
+		} else {
+			for _, o := range calls[:i] {
+				dup = dup || o.tc.ID == c.tc.ID
+			}
+		}
+		if dup {
+			c.refusal = duplicateIDText(c.tc.Name, c.tc.ID)
+		}
+	}
 }
 
 // lists returns room for n call pointers and, after them, an empty list

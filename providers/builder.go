@@ -26,6 +26,11 @@ type block struct {
 	text  strings.Builder
 	sig   string
 	call  ToolCall
+	// boxed is the block's current content as the last snapshot took it,
+	// until the block changes (stale): a snapshot of a message of many
+	// blocks boxes only the one that changed.
+	boxed Content
+	stale bool
 }
 
 // NewBuilder returns a Builder for a message from the given model.
@@ -63,6 +68,7 @@ func (b *Builder) ThinkingDelta(delta string) StreamEvent {
 func (b *Builder) ThinkingEnd(signature string) StreamEvent {
 	if b.text >= 0 {
 		b.blocks[b.text].sig = signature
+		b.blocks[b.text].stale = true
 	}
 	return b.closeText(StreamThinkingEnd)
 }
@@ -91,6 +97,7 @@ func (b *Builder) ToolCallDeltaAt(index int, fragment string, preview map[string
 		if preview != nil {
 			bl.call.Arguments = preview
 		}
+		bl.stale = true
 	}
 	return b.event(StreamToolCallDelta, index, fragment)
 }
@@ -113,6 +120,24 @@ func (b *Builder) ToolCallEndAt(index int, args map[string]any, complete bool) S
 	}
 	bl.call.Arguments = args
 	bl.call.Incomplete = !complete
+	c := b.finish(bl).(ToolCall)
+	ev := b.event(StreamToolCallEnd, index, "")
+	ev.ToolCall = &c
+	return ev
+}
+
+// ToolCallOverflowAt closes the tool call at index whose argument text
+// passed the request's MaxArgumentBytes: total is how many bytes the model
+// sent. The call keeps the text that was kept, is marked Incomplete and
+// will not run; the loop's refusal says how large it was.
+func (b *Builder) ToolCallOverflowAt(index, total int) StreamEvent {
+	bl := b.openCall(index)
+	if bl == nil {
+		return b.event(StreamToolCallEnd, index, "")
+	}
+	bl.call.Arguments = map[string]any{}
+	bl.call.Incomplete = true
+	bl.call.ArgumentBytes = total
 	c := b.finish(bl).(ToolCall)
 	ev := b.event(StreamToolCallEnd, index, "")
 	ev.ToolCall = &c
@@ -151,7 +176,9 @@ func (b *Builder) appendText(kind, deltaType StreamEventType, delta string) Stre
 	if b.text < 0 || b.blocks[b.text].kind != kind {
 		b.openText(kind)
 	}
-	b.blocks[b.text].text.WriteString(delta)
+	bl := b.blocks[b.text]
+	bl.text.WriteString(delta)
+	bl.stale = true
 	return b.event(deltaType, b.text, delta)
 }
 
@@ -211,6 +238,7 @@ func (b *Builder) openCall(index int) *block {
 
 // finish freezes a block's content.
 func (b *Builder) finish(bl *block) Content {
+	bl.stale = true // the caller may have changed the call's fields
 	bl.final = bl.current()
 	bl.done = true
 	return bl.final
@@ -220,16 +248,21 @@ func (bl *block) current() Content {
 	if bl.done {
 		return bl.final
 	}
+	if bl.boxed != nil && !bl.stale {
+		return bl.boxed
+	}
 	switch bl.kind {
 	case StreamTextStart:
-		return Text{Text: bl.text.String()}
+		bl.boxed = Text{Text: bl.text.String()}
 	case StreamThinkingStart:
-		return Thinking{Thinking: bl.text.String(), Signature: bl.sig}
+		bl.boxed = Thinking{Thinking: bl.text.String(), Signature: bl.sig}
 	default:
 		c := bl.call
 		c.RawArguments = bl.text.String()
-		return c
+		bl.boxed = c
 	}
+	bl.stale = false
+	return bl.boxed
 }
 
 func (b *Builder) event(t StreamEventType, index int, delta string) StreamEvent {

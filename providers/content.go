@@ -53,6 +53,10 @@ type ToolCall struct {
 	// complete JSON, so Arguments is a best-effort salvage. The loop refuses
 	// to run such a call, as it refuses calls from a truncated response.
 	Incomplete bool `json:"incomplete,omitempty"`
+	// ArgumentBytes is how many bytes of argument text the model sent, when
+	// the provider kept less of it than that (RequestOptions.MaxArgumentBytes);
+	// 0 otherwise. The loop refuses such a call, saying how large it was.
+	ArgumentBytes int `json:"argumentBytes,omitempty"`
 }
 
 // ContentType reports the block's JSON type name.

@@ -193,3 +193,49 @@ func TestMalformedChunksNeverPanic(t *testing.T) {
 		}
 	}
 }
+
+// TestTruthfulRefusalsThroughLoop: arguments that arrive whole but are not
+// an object, and arguments past the request's cap, reach the model as what
+// they are (a validation error naming the root; the size and the limit),
+// not as "not complete JSON".
+func TestTruthfulRefusalsThroughLoop(t *testing.T) {
+	chunk := func(delta string, finish string) string {
+		f := "null"
+		if finish != "" {
+			f = `"` + finish + `"`
+		}
+		return `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + f + "}]}\n\n"
+	}
+	call := func(i int, id, args string) string {
+		b, _ := json.Marshal(args)
+		return chunk(fmt.Sprintf(`{"tool_calls":[{"index":%d,"id":%q,"type":"function","function":{"name":"write","arguments":%s}}]}`, i, id, b), "")
+	}
+	big := `{"path":"` + strings.Repeat("p", 3000) + `"}`
+	body := chunk(`{"role":"assistant","content":""}`, "") + call(0, "arr", `[1, 2]`) +
+		call(1, "big", big[:1500]) + call(1, "big", big[1500:]) + chunk(`{}`, "tool_calls") + "data: [DONE]\n\n"
+	s := newServer(t, reply{body: body}, reply{fixture: "done-text.sse"})
+	ran := false
+	write := tools.Must(tools.New(tools.Config{Name: "write"}, func(context.Context, pathArgs) (string, error) {
+		ran = true
+		return "written", nil
+	}))
+	cfg := loop.Config{Provider: s.provider(Options{}), Model: testModel, RequestOptions: providers.RequestOptions{MaxArgumentBytes: 1000}}
+	if _, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("go")}, loop.Conversation{Tools: []*tools.Tool{write}}, cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	if ran {
+		t.Fatal("a refused call ran")
+	}
+	got := map[string]string{}
+	for _, m := range s.requests()[1]["messages"].([]any) {
+		if m := m.(map[string]any); m["role"] == "tool" {
+			got[m["tool_call_id"].(string)] = m["content"].(string)
+		}
+	}
+	if want := "Validation failed for tool \"write\":\n  - root: must be object\n\nReceived arguments:\n[\n  1,\n  2\n]"; got["arr"] != want {
+		t.Errorf("array arguments: %q", got["arr"])
+	}
+	if want := fmt.Sprintf("its arguments are %d bytes, more than the limit of 1000 bytes", len(big)); !strings.Contains(got["big"], want) {
+		t.Errorf("oversized arguments: %q", got["big"])
+	}
+}

@@ -40,6 +40,7 @@ type callState struct {
 	block    int // content index in the message
 	args     partialjson.Stream
 	overflow bool // the argument text passed MaxArgumentBytes
+	total    int  // bytes of argument text received, kept or not
 }
 
 func (s *streamer) emit(e providers.StreamEvent) bool {
@@ -215,6 +216,7 @@ func (s *streamer) toolCallDelta(pos int, tc goopenai.ToolCall) bool {
 		}
 	}
 	frag := tc.Function.Arguments
+	st.total += len(frag)
 	if frag == "" || st.overflow {
 		return true
 	}
@@ -234,8 +236,14 @@ func (s *streamer) done() {
 	sort.Ints(idx)
 	for _, i := range idx {
 		st := s.calls[i]
+		if st.overflow {
+			if !s.emit(s.b.ToolCallOverflowAt(st.block, st.total)) {
+				return
+			}
+			continue
+		}
 		args, complete := st.args.Final()
-		if !s.emit(s.b.ToolCallEndAt(st.block, args, complete && !st.overflow)) {
+		if !s.emit(s.b.ToolCallEndAt(st.block, args, complete || wholeJSON(st.args.Text()))) {
 			return
 		}
 	}
@@ -312,3 +320,9 @@ func (s *streamer) redact(text string) string {
 	}
 	return text
 }
+
+// wholeJSON reports whether text is complete JSON of any kind. Arguments
+// that are, but are not an object (an array, a string), came through
+// whole: the loop refuses them with a validation error naming the root,
+// not as a cut-off call.
+func wholeJSON(text string) bool { return json.Valid([]byte(text)) }
