@@ -1,12 +1,12 @@
 // Package openai is a [providers.Provider] for OpenAI's Chat Completions
 // API and every server that speaks it (vLLM, llama.cpp's server, Ollama,
-// OpenRouter, DeepSeek, Groq, LM Studio, ...), built on
-// github.com/sashabaranov/go-openai.
+// OpenRouter, DeepSeek, Groq, LM Studio, ...).
 //
-// It streams text, reasoning (the reasoning_content field such servers
-// send, as thinking blocks) and tool calls, assembling tool-call fragments
-// by index. A tool call whose argument text never became complete JSON is
-// marked Incomplete, so the loop refuses it like a call from a truncated
+// It streams text, reasoning (the reasoning_content, reasoning or
+// reasoning_text field such servers send, as thinking blocks) and tool
+// calls, assembling tool-call fragments by index (or, for servers that send
+// none, by id). A tool call whose argument text never became complete JSON
+// is marked Incomplete, so the loop refuses it like a call from a truncated
 // response, even when the server claimed it finished normally.
 //
 // Before a request goes out, the transcript is made acceptable to the
@@ -14,16 +14,35 @@
 // synthetic error result, and arguments that were never valid JSON are
 // sent as {}.
 //
+// # Reading the server
+//
+// Requests are built from github.com/sashabaranov/go-openai's types, but
+// the provider sends them and reads the Server-Sent Events itself: go-openai's
+// stream reader reads a line of any length and keeps lines it does not
+// understand, so a hostile or broken server could make it hold gigabytes,
+// and it has no field for the reasoning, usage and error shapes several
+// servers send (delta.reasoning, x_groq.usage, an "event: error" line).
+// Every read is bounded: the bytes of one SSE line (MaxLineBytes), of one
+// response (MaxResponseBytes) and of an error body (MaxErrorBodyBytes), and
+// the time to connect (ConnectTimeout), to the response's headers
+// (HeaderTimeout) and between two reads of the stream (IdleTimeout).
+// Compressed responses are refused (the provider asks for none), so a
+// small body cannot unpack into a large one. Each limit ends the message
+// with stop reason error and a message naming it.
+//
 // Failures never escape as Go errors or panics: HTTP errors, broken or
 // malformed streams and cancellation end the message with stop reason error
-// or aborted. Rate limits and 5xx answers before the first token are
-// retried with exponential backoff and jitter, honouring Retry-After. The
-// API key never appears in a message, error or log.
+// or aborted, keeping what arrived. Rate limits and 5xx answers before the
+// first token are retried with exponential backoff and jitter, honouring
+// Retry-After. The API key never appears in a message, error or log.
 package openai
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"iter"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -53,9 +72,28 @@ type Options struct {
 	ParallelToolCalls *bool
 	// Headers are added to every request.
 	Headers map[string]string
-	// HTTPClient sends the requests; nil uses a client without timeout
-	// (streams are bounded by the context).
+	// HTTPClient sends the requests; nil uses one whose connections time
+	// out after ConnectTimeout. Its own Timeout, if any, bounds a whole
+	// stream; the provider's timeouts apply either way.
 	HTTPClient *http.Client
+
+	// ConnectTimeout bounds dialing the server (with the default client);
+	// 0 means 30s.
+	ConnectTimeout time.Duration
+	// HeaderTimeout bounds the wait for the response's headers after the
+	// request was sent; 0 means 2 minutes.
+	HeaderTimeout time.Duration
+	// IdleTimeout bounds the silence between two reads of a stream; 0
+	// means 5 minutes (reasoning models may think that long before their
+	// first token).
+	IdleTimeout time.Duration
+	// MaxLineBytes bounds one line of the event stream; 0 means 4 MiB.
+	MaxLineBytes int
+	// MaxResponseBytes bounds one response's body; 0 means 64 MiB.
+	MaxResponseBytes int64
+	// MaxErrorBodyBytes bounds how much of an error response is read; 0
+	// means 64 KiB.
+	MaxErrorBodyBytes int64
 
 	// MaxRetries is how many times a request refused with 429 or 5xx before
 	// the first token is tried again; 0 means 3, negative means never.
@@ -82,6 +120,10 @@ func New(opts Options) *Provider {
 	if opts.BaseURL == "" {
 		opts.BaseURL = os.Getenv("OPENAI_BASE_URL")
 	}
+	if opts.BaseURL == "" {
+		opts.BaseURL = "https://api.openai.com/v1"
+	}
+	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
 	if opts.MaxRetries == 0 {
 		opts.MaxRetries = 3
 	}
@@ -91,13 +133,27 @@ func New(opts Options) *Provider {
 	if opts.MaxRetryDelay <= 0 {
 		opts.MaxRetryDelay = 30 * time.Second
 	}
-	base := opts.HTTPClient
-	if base == nil {
-		base = &http.Client{}
+	opts.ConnectTimeout = orDefault(opts.ConnectTimeout, 30*time.Second)
+	opts.HeaderTimeout = orDefault(opts.HeaderTimeout, 2*time.Minute)
+	opts.IdleTimeout = orDefault(opts.IdleTimeout, 5*time.Minute)
+	opts.MaxLineBytes = orDefault(opts.MaxLineBytes, 4<<20)
+	opts.MaxResponseBytes = orDefault(opts.MaxResponseBytes, 64<<20)
+	opts.MaxErrorBodyBytes = orDefault(opts.MaxErrorBodyBytes, 64<<10)
+	client := opts.HTTPClient
+	if client == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.DialContext = (&net.Dialer{Timeout: opts.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
+		t.DisableCompression = true
+		client = &http.Client{Transport: t}
 	}
-	client := *base
-	client.Transport = &transport{next: base.Transport, headers: opts.Headers}
-	return &Provider{opts: opts, client: &client}
+	return &Provider{opts: opts, client: client}
+}
+
+func orDefault[T int | int64 | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // Stream implements [providers.Provider].
@@ -106,16 +162,13 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	if key == "" {
 		key = p.opts.APIKey
 	}
-	cfg := goopenai.DefaultConfig(key)
-	if p.opts.BaseURL != "" {
-		cfg.BaseURL = strings.TrimRight(p.opts.BaseURL, "/")
+	body, err := json.Marshal(p.request(req))
+	if err != nil {
+		return nil, fmt.Errorf("openai: encoding the request: %w", err)
 	}
-	cfg.HTTPClient = p.client
-	client := goopenai.NewClientWithConfig(cfg)
-	body := p.request(req)
 	return func(yield func(providers.StreamEvent) bool) {
 		s := &streamer{p: p, model: req.Model, key: key, maxArgs: req.Options.ArgumentLimit(), b: providers.NewBuilder(req.Model), yield: yield}
-		s.run(ctx, client, body)
+		s.run(ctx, body)
 	}, nil
 }
 
@@ -127,6 +180,7 @@ func (p *Provider) request(req *providers.Request) goopenai.ChatCompletionReques
 	}
 	out := goopenai.ChatCompletionRequest{
 		Model:         name,
+		Stream:        true,
 		Messages:      convertMessages(req.SystemPrompt, req.Messages),
 		StreamOptions: &goopenai.StreamOptions{IncludeUsage: true},
 		ToolChoice:    p.opts.ToolChoice,
@@ -154,35 +208,6 @@ func (p *Provider) request(req *providers.Request) goopenai.ChatCompletionReques
 		}})
 	}
 	return out
-}
-
-// transport adds the configured headers and records Retry-After.
-type transport struct {
-	next    http.RoundTripper
-	headers map[string]string
-}
-
-type retryAfterKey struct{}
-
-// RoundTrip sends r with the extra headers and notes its Retry-After.
-func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 {
-		r = r.Clone(r.Context())
-		for k, v := range t.headers {
-			r.Header.Set(k, v)
-		}
-	}
-	next := t.next
-	if next == nil {
-		next = http.DefaultTransport
-	}
-	resp, err := next.RoundTrip(r)
-	if err == nil {
-		if slot, ok := r.Context().Value(retryAfterKey{}).(*string); ok {
-			*slot = resp.Header.Get("Retry-After")
-		}
-	}
-	return resp, err
 }
 
 // DefaultModel is the model FromEnv names when OPENAI_MODEL is not set.

@@ -1,20 +1,17 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
-
-	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentloop/agentloop/internal/partialjson"
 	"github.com/agentloop/agentloop/providers"
@@ -30,14 +27,16 @@ type streamer struct {
 	yield   func(providers.StreamEvent) bool
 	stopped bool // the consumer stopped reading
 
-	calls  map[int]*callState
-	usage  providers.Usage
-	finish goopenai.FinishReason
+	calls   map[int]*callState
+	lastIdx int // the index of the call the last fragment went to; -1 before any
+	usage   providers.Usage
+	finish  string
 }
 
 // callState assembles one tool call from its fragments.
 type callState struct {
-	block    int // content index in the message
+	id       string // as the server sent it first
+	block    int    // content index in the message
 	args     partialjson.Stream
 	overflow bool // the argument text passed MaxArgumentBytes
 	total    int  // bytes of argument text received, kept or not
@@ -53,7 +52,7 @@ func (s *streamer) emit(e providers.StreamEvent) bool {
 	return !s.stopped
 }
 
-func (s *streamer) run(ctx context.Context, client *goopenai.Client, body goopenai.ChatCompletionRequest) {
+func (s *streamer) run(ctx context.Context, body []byte) {
 	defer func() {
 		// A panic in a dependency must not escape the provider.
 		if r := recover(); r != nil && !s.stopped {
@@ -63,15 +62,16 @@ func (s *streamer) run(ctx context.Context, client *goopenai.Client, body goopen
 	if !s.emit(s.b.Start()) {
 		return
 	}
-	stream, err := s.open(ctx, client, body)
+	stream, err := s.open(ctx, body)
 	if err != nil {
 		s.fail(ctx, err)
 		return
 	}
 	defer stream.Close()
-	s.calls = map[int]*callState{}
+	s.calls, s.lastIdx = map[int]*callState{}, -1
+	events := newSSEReader(stream, s.p.opts.MaxLineBytes)
 	for {
-		resp, err := stream.Recv()
+		ev, err := events.next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -79,7 +79,24 @@ func (s *streamer) run(ctx context.Context, client *goopenai.Client, body goopen
 			s.fail(ctx, err)
 			return
 		}
-		if !s.chunk(resp) {
+		if bytes.Equal(bytes.TrimSpace(ev.data), []byte("[DONE]")) {
+			break
+		}
+		var c chunk
+		if err := json.Unmarshal(ev.data, &c); err != nil {
+			s.fail(ctx, fmt.Errorf("malformed stream chunk: %w", err))
+			return
+		}
+		if !s.chunk(c) {
+			return
+		}
+		if c.Error != nil && (ev.name == "error" || s.finish == "") {
+			// The server's error, mid-stream: what arrived is kept.
+			s.fail(ctx, &streamError{message: c.Error.message()})
+			return
+		}
+		if ev.name == "error" {
+			s.fail(ctx, &streamError{message: strings.TrimSpace(string(ev.data))})
 			return
 		}
 	}
@@ -96,89 +113,28 @@ func (s *streamer) run(ctx context.Context, client *goopenai.Client, body goopen
 
 var errIncomplete = errors.New("the stream ended before the response was complete")
 
-// open starts the stream, retrying rate limits and server errors.
-func (s *streamer) open(ctx context.Context, client *goopenai.Client, body goopenai.ChatCompletionRequest) (*goopenai.ChatCompletionStream, error) {
-	o := s.p.opts
-	for attempt := 0; ; attempt++ {
-		var retryAfter string
-		rctx := context.WithValue(ctx, retryAfterKey{}, &retryAfter)
-		stream, err := client.CreateChatCompletionStream(rctx, body)
-		if err == nil {
-			return stream, nil
-		}
-		if ctx.Err() != nil || o.MaxRetries < 0 || attempt >= o.MaxRetries || !retryable(err) {
-			return nil, err
-		}
-		wait := o.RetryBaseDelay << attempt
-		wait = wait/2 + rand.N(wait/2+1) // jitter: [wait/2, wait]
-		if ra, ok := parseRetryAfter(retryAfter, time.Now()); ok {
-			wait = ra
-		}
-		if wait > o.MaxRetryDelay {
-			return nil, err
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		case <-t.C:
-		}
-	}
-}
+// streamError is an error the server reported inside a stream.
+type streamError struct{ message string }
 
-// retryable reports whether a failed request may be tried again: rate
-// limits, server errors and connection failures.
-func retryable(err error) bool {
-	if code := statusOf(err); code != 0 {
-		return code == http.StatusTooManyRequests || code >= 500
-	}
-	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
-}
-
-func statusOf(err error) int {
-	var api *goopenai.APIError
-	if errors.As(err, &api) {
-		return api.HTTPStatusCode
-	}
-	var req *goopenai.RequestError
-	if errors.As(err, &req) {
-		return req.HTTPStatusCode
-	}
-	return 0
-}
-
-// parseRetryAfter reads a Retry-After header: seconds or an HTTP date.
-func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
-	if v == "" {
-		return 0, false
-	}
-	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 {
-		return time.Duration(secs * float64(time.Second)), true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
-}
+func (e *streamError) Error() string { return "provider error: " + e.message }
 
 // chunk applies one streamed chunk; it reports false when the consumer
 // stopped.
-func (s *streamer) chunk(resp goopenai.ChatCompletionStreamResponse) bool {
-	if u := resp.Usage; u != nil {
-		cached := 0
-		if u.PromptTokensDetails != nil {
-			cached = u.PromptTokensDetails.CachedTokens
-		}
-		s.usage = providers.Usage{Input: u.PromptTokens - cached, Output: u.CompletionTokens, CacheRead: cached, TotalTokens: u.TotalTokens}
+func (s *streamer) chunk(c chunk) bool {
+	if u := c.Usage; u != nil {
+		s.usage = u.usage()
+	} else if c.XGroq != nil && c.XGroq.Usage != nil {
+		s.usage = c.XGroq.Usage.usage()
 	}
-	for _, ch := range resp.Choices {
+	for _, ch := range c.Choices {
 		if ch.Index != 0 {
 			continue
 		}
 		d := ch.Delta
-		if d.ReasoningContent != "" && !s.emit(s.b.ThinkingDelta(d.ReasoningContent)) {
-			return false
+		for _, text := range []string{d.ReasoningContent, d.Reasoning, d.ReasoningText} {
+			if text != "" && !s.emit(s.b.ThinkingDelta(text)) {
+				return false
+			}
 		}
 		for _, text := range []string{d.Content, d.Refusal} {
 			if text != "" && !s.emit(s.b.TextDelta(text)) {
@@ -197,10 +153,18 @@ func (s *streamer) chunk(resp goopenai.ChatCompletionStreamResponse) bool {
 	return true
 }
 
-func (s *streamer) toolCallDelta(pos int, tc goopenai.ToolCall) bool {
+// toolCallDelta applies one fragment of a tool call. A fragment names its
+// call by index; one without an index (some servers send none) continues
+// the last call unless it carries a new id, which starts another.
+func (s *streamer) toolCallDelta(pos int, tc toolCallDelta) bool {
 	idx := pos
-	if tc.Index != nil {
+	switch {
+	case tc.Index != nil:
 		idx = *tc.Index
+	case s.lastIdx >= 0 && (tc.ID == "" || tc.ID == s.calls[s.lastIdx].id):
+		idx = s.lastIdx
+	case s.lastIdx >= 0:
+		idx = s.lastIdx + 1
 	}
 	st := s.calls[idx]
 	if st == nil {
@@ -209,12 +173,14 @@ func (s *streamer) toolCallDelta(pos int, tc goopenai.ToolCall) bool {
 			id = "call_" + strconv.Itoa(idx)
 		}
 		ev := s.b.ToolCallStart(id, tc.Function.Name)
-		st = &callState{block: ev.ContentIndex}
+		st = &callState{block: ev.ContentIndex, id: tc.ID}
 		s.calls[idx] = st
+		s.lastIdx = idx
 		if !s.emit(ev) {
 			return false
 		}
 	}
+	s.lastIdx = idx
 	frag := tc.Function.Arguments
 	st.total += len(frag)
 	if frag == "" || st.overflow {
@@ -248,13 +214,13 @@ func (s *streamer) done() {
 		}
 	}
 	usage := s.model.Priced(s.usage)
-	if s.finish == goopenai.FinishReasonContentFilter {
+	if s.finish == "content_filter" {
 		s.emit(s.b.Fail(providers.StopReasonError, "the provider's content filter stopped the response", usage))
 		return
 	}
 	reason := providers.StopReasonStop
 	switch {
-	case s.finish == goopenai.FinishReasonLength:
+	case s.finish == "length":
 		reason = providers.StopReasonLength
 	case len(s.calls) > 0:
 		// Decided from the assembled message, not from what the server
@@ -277,37 +243,31 @@ func (s *streamer) fail(ctx context.Context, err error) {
 const maxErrorBody = 300
 
 // describe says what went wrong in words the model and the user can use.
-// redact removes the key from a body before it is cut, so that a cut can
-// never leave part of the key behind.
+// redact removes the key from a server's text before it is cut, so that a
+// cut can never leave part of the key behind.
 func describe(err error, redact func(string) string) string {
-	var api *goopenai.APIError
-	if errors.As(err, &api) {
-		if api.HTTPStatusCode > 0 {
-			return fmt.Sprintf("HTTP %d: %s", api.HTTPStatusCode, api.Message)
-		}
-		return "provider error: " + api.Message
-	}
-	var req *goopenai.RequestError
-	if errors.As(err, &req) {
-		body := redact(strings.TrimSpace(string(req.Body)))
-		if len(body) > maxErrorBody {
+	var he *httpError
+	if errors.As(err, &he) {
+		msg := redact(he.message)
+		if len(msg) > maxErrorBody {
 			cut := maxErrorBody
-			for cut > 0 && !utf8.RuneStart(body[cut]) {
+			for cut > 0 && !utf8.RuneStart(msg[cut]) {
 				cut--
 			}
-			body = body[:cut] + "..."
+			msg = msg[:cut] + "..."
 		}
-		if body == "" && req.Err != nil {
-			body = req.Err.Error()
+		if msg == "" {
+			msg = http.StatusText(he.status)
 		}
-		return fmt.Sprintf("HTTP %d: %s", req.HTTPStatusCode, body)
+		return fmt.Sprintf("HTTP %d: %s", he.status, msg)
 	}
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &syn) || errors.As(err, &typ) {
-		return "malformed stream chunk: " + err.Error()
-	}
-	if errors.Is(err, errIncomplete) {
+	var se *streamError
+	var le *limitError
+	switch {
+	case errors.As(err, &se), errors.As(err, &le), errors.Is(err, errIncomplete),
+		errors.Is(err, errIdleTimeout), errors.Is(err, errHeaderTimeout), errors.Is(err, errCompressed):
+		return err.Error()
+	case strings.HasPrefix(err.Error(), "malformed stream chunk"):
 		return err.Error()
 	}
 	return "stream failed: " + err.Error()
