@@ -18,37 +18,18 @@ import (
 	"github.com/agentloop/agentloop/tools"
 )
 
-// sendable checks a request's messages against the rules an OpenAI server
-// enforces: tool calls answered right after their assistant message, tool
-// messages only in answer to a call, no empty assistant message, arguments
-// that are JSON.
+// sendable checks a request's messages, as they go on the wire, against
+// the rules a Chat Completions server enforces (chatRules).
 func sendable(msgs []goopenai.ChatCompletionMessage) error {
-	for i := 0; i < len(msgs); i++ {
-		m := msgs[i]
-		switch m.Role {
-		case "assistant":
-			if m.Content == "" && len(m.ToolCalls) == 0 {
-				return fmt.Errorf("message %d: empty assistant message", i)
-			}
-			want := map[string]bool{}
-			for _, c := range m.ToolCalls {
-				if !json.Valid([]byte(c.Function.Arguments)) {
-					return fmt.Errorf("message %d: arguments %q are not JSON", i, c.Function.Arguments)
-				}
-				want[c.ID] = true
-			}
-			for len(want) > 0 {
-				i++
-				if i >= len(msgs) || msgs[i].Role != "tool" || !want[msgs[i].ToolCallID] {
-					return fmt.Errorf("message %d: tool calls %v not answered", i, want)
-				}
-				delete(want, msgs[i].ToolCallID)
-			}
-		case "tool":
-			return fmt.Errorf("message %d: tool message %s answers no call", i, m.ToolCallID)
-		}
+	b, err := json.Marshal(map[string]any{"messages": wireMessages(msgs)})
+	if err != nil {
+		return err
 	}
-	return nil
+	var body map[string]any
+	if err := json.Unmarshal(b, &body); err != nil {
+		return err
+	}
+	return chatRules(body)
 }
 
 // TestCancellationLeavesASendableTranscript aborts a run at every stage and

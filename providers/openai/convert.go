@@ -2,6 +2,8 @@ package openai
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 
 	goopenai "github.com/sashabaranov/go-openai"
 
@@ -13,21 +15,31 @@ import (
 const cancelledResult = "Tool call was not completed: the run was cancelled before it returned a result."
 
 // convertMessages turns a transcript into Chat Completions messages that a
-// server accepts: every assistant tool call is answered (a synthetic error
-// result stands in for a missing one), results follow their call, tool
-// results with no call become user text, and empty failed assistant
-// messages are left out.
+// server accepts, whatever the transcript holds (a cancelled run, a
+// hand-edited or hostile session):
+//
+//   - every tool call has an id of its own, not empty, and a name the
+//     servers accept (letters, digits, '_' and '-', at most 64);
+//   - every call is answered right after its assistant message: by its
+//     result, or by a stand-in error result when it has none;
+//   - a tool result that answers no call of the assistant message before
+//     it becomes user text, after that message's answers;
+//   - an empty failed assistant message is left out.
+//
+// Every message is sent with content (wireMessages writes "" rather than
+// leaving it out).
 func convertMessages(system string, msgs []providers.Message) []goopenai.ChatCompletionMessage {
 	var out []goopenai.ChatCompletionMessage
 	if system != "" {
 		out = append(out, goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleSystem, Content: system})
 	}
+	ids := map[string]bool{} // the call ids sent so far, to keep them unique
 	for i := 0; i < len(msgs); i++ {
 		switch m := msgs[i].(type) {
 		case providers.UserMessage:
 			out = append(out, userMessage(m.Content))
 		case providers.AssistantMessage:
-			am, calls := assistantMessage(m)
+			am, calls := assistantMessage(m, len(out), ids)
 			if am == nil {
 				continue
 			}
@@ -35,8 +47,10 @@ func convertMessages(system string, msgs []providers.Message) []goopenai.ChatCom
 			if len(calls) == 0 {
 				continue
 			}
-			// Answer each call: its results follow the assistant message.
-			answered := map[string]bool{}
+			// Answer each call: its results follow the assistant message;
+			// results that answer none follow the answers, as user text.
+			answered := make([]bool, len(calls))
+			var orphans []goopenai.ChatCompletionMessage
 			var images []providers.Content
 			for i+1 < len(msgs) {
 				tr, ok := msgs[i+1].(providers.ToolResultMessage)
@@ -44,20 +58,30 @@ func convertMessages(system string, msgs []providers.Message) []goopenai.ChatCom
 					break
 				}
 				i++
-				if !calls[tr.ToolCallID] || answered[tr.ToolCallID] {
-					out = append(out, orphanResult(tr))
+				k := slices.IndexFunc(calls, func(c sentCall) bool { return c.original == tr.ToolCallID && tr.ToolCallID != "" })
+				for k >= 0 && answered[k] { // a later call with the same id
+					next := slices.IndexFunc(calls[k+1:], func(c sentCall) bool { return c.original == tr.ToolCallID })
+					if next < 0 {
+						k = -1
+						break
+					}
+					k += 1 + next
+				}
+				if k < 0 {
+					orphans = append(orphans, orphanResult(tr))
 					continue
 				}
-				answered[tr.ToolCallID] = true
-				msg, imgs := toolMessage(tr)
+				answered[k] = true
+				msg, imgs := toolMessage(tr, calls[k].id)
 				out = append(out, msg)
 				images = append(images, imgs...)
 			}
-			for _, c := range m.ToolCalls() {
-				if !answered[c.ID] {
-					out = append(out, goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleTool, ToolCallID: c.ID, Content: cancelledResult})
+			for k, c := range calls {
+				if !answered[k] {
+					out = append(out, goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleTool, ToolCallID: c.id, Content: cancelledResult})
 				}
 			}
+			out = append(out, orphans...)
 			if len(images) > 0 {
 				out = append(out, userMessage(append([]providers.Content{providers.Text{Text: "Images returned by the tools above:"}}, images...)))
 			}
@@ -66,6 +90,11 @@ func convertMessages(system string, msgs []providers.Message) []goopenai.ChatCom
 		}
 	}
 	return out
+}
+
+// sentCall is a call as sent: its id in the transcript and the one sent.
+type sentCall struct {
+	original, id string
 }
 
 func userMessage(content []providers.Content) goopenai.ChatCompletionMessage {
@@ -92,20 +121,30 @@ func userMessage(content []providers.Content) goopenai.ChatCompletionMessage {
 }
 
 // assistantMessage converts an assistant message; it returns nil for one
-// with nothing to send (a failed response with no text and no calls).
-func assistantMessage(m providers.AssistantMessage) (*goopenai.ChatCompletionMessage, map[string]bool) {
+// with nothing to send (a failed response with no text and no calls). at
+// is the message's position in the request, for ids it has to make up;
+// ids holds the ids sent so far.
+func assistantMessage(m providers.AssistantMessage, at int, ids map[string]bool) (*goopenai.ChatCompletionMessage, []sentCall) {
 	out := goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleAssistant, Content: m.Text()}
-	calls := map[string]bool{}
-	for _, c := range m.ToolCalls() {
+	var calls []sentCall
+	for k, c := range m.ToolCalls() {
 		args := "{}"
 		if !c.Incomplete {
 			if b, err := json.Marshal(c.Arguments); err == nil && c.Arguments != nil {
 				args = string(b)
 			}
 		}
-		calls[c.ID] = true
-		out.ToolCalls = append(out.ToolCalls, goopenai.ToolCall{ID: c.ID, Type: goopenai.ToolTypeFunction,
-			Function: goopenai.FunctionCall{Name: c.Name, Arguments: args}})
+		id := c.ID
+		if id == "" || ids[id] {
+			id = fmt.Sprintf("call_%d_%d", at, k)
+			for ids[id] {
+				id += "_"
+			}
+		}
+		ids[id] = true
+		calls = append(calls, sentCall{original: c.ID, id: id})
+		out.ToolCalls = append(out.ToolCalls, goopenai.ToolCall{ID: id, Type: goopenai.ToolTypeFunction,
+			Function: goopenai.FunctionCall{Name: toolName(c.Name), Arguments: args}})
 	}
 	if out.Content == "" && len(out.ToolCalls) == 0 {
 		return nil, nil
@@ -113,7 +152,25 @@ func assistantMessage(m providers.AssistantMessage) (*goopenai.ChatCompletionMes
 	return &out, calls
 }
 
-func toolMessage(tr providers.ToolResultMessage) (goopenai.ChatCompletionMessage, []providers.Content) {
+// toolName makes a name the servers accept: letters, digits, '_' and '-',
+// 1 to 64 of them.
+func toolName(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	switch {
+	case len(b) == 0:
+		return "unnamed_tool"
+	case len(b) > 64:
+		b = b[:64]
+	}
+	return string(b)
+}
+
+func toolMessage(tr providers.ToolResultMessage, id string) (goopenai.ChatCompletionMessage, []providers.Content) {
 	text := tr.Text()
 	var images []providers.Content
 	for _, c := range tr.Content {
@@ -124,7 +181,7 @@ func toolMessage(tr providers.ToolResultMessage) (goopenai.ChatCompletionMessage
 	if text == "" && len(images) > 0 {
 		text = "(see the images below)"
 	}
-	return goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleTool, ToolCallID: tr.ToolCallID, Content: text}, images
+	return goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleTool, ToolCallID: id, Content: text}, images
 }
 
 // orphanResult turns a tool result that answers no preceding call into user
@@ -132,4 +189,37 @@ func toolMessage(tr providers.ToolResultMessage) (goopenai.ChatCompletionMessage
 func orphanResult(tr providers.ToolResultMessage) goopenai.ChatCompletionMessage {
 	return goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleUser,
 		Content: "Result of tool " + tr.ToolName + " (call " + tr.ToolCallID + "):\n" + tr.Text()}
+}
+
+// wireRequest is the request as sent: go-openai's, with messages that always
+// carry their content (go-openai leaves an empty content out, which servers
+// refuse for user and tool messages).
+type wireRequest struct {
+	goopenai.ChatCompletionRequest
+	Messages []wireMessage `json:"messages"`
+}
+
+// wireMessage is a message whose content is always written.
+type wireMessage goopenai.ChatCompletionMessage
+
+// MarshalJSON writes content as a string ("" when empty) or as parts.
+func (m wireMessage) MarshalJSON() ([]byte, error) {
+	var content any = m.Content
+	if len(m.MultiContent) > 0 {
+		content = m.MultiContent
+	}
+	return json.Marshal(struct {
+		Role       string              `json:"role"`
+		Content    any                 `json:"content"`
+		ToolCalls  []goopenai.ToolCall `json:"tool_calls,omitempty"`
+		ToolCallID string              `json:"tool_call_id,omitempty"`
+	}{m.Role, content, m.ToolCalls, m.ToolCallID})
+}
+
+func wireMessages(msgs []goopenai.ChatCompletionMessage) []wireMessage {
+	out := make([]wireMessage, len(msgs))
+	for i, m := range msgs {
+		out[i] = wireMessage(m)
+	}
+	return out
 }

@@ -162,7 +162,8 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	if key == "" {
 		key = p.opts.APIKey
 	}
-	body, err := json.Marshal(p.request(req))
+	r := p.request(req)
+	body, err := json.Marshal(wireRequest{ChatCompletionRequest: r, Messages: wireMessages(r.Messages)})
 	if err != nil {
 		return nil, fmt.Errorf("openai: encoding the request: %w", err)
 	}
