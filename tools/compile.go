@@ -323,20 +323,17 @@ func orderedKeys(s *jsonschema.Schema) []string {
 
 // decides reports whether the compiled checker alone may decide validity
 // for this schema: true when every schema reachable from root uses only
-// keywords the checker implements with google/jsonschema-go's semantics.
-// Anything else (dynamic references, anchors, nested $id, unevaluated*,
-// dependentSchemas, draft-07 array items and dependencies) is judged by
-// google/jsonschema-go on every call.
+// keywords the checker implements with google/jsonschema-go's semantics
+// (an allow-list: see implemented), $id only at the root and $schema only
+// for draft 2020-12. Anything else is judged by google/jsonschema-go on
+// every call.
 func decides(root *node) bool {
 	for _, n := range reachable(root) {
 		s := n.s
 		switch {
-		case s.DynamicRef != "", s.DynamicAnchor != "", s.Anchor != "",
+		case !usesOnlyImplemented(s),
 			s.ID != "" && n != root,
-			s.Schema != "" && s.Schema != "https://json-schema.org/draft/2020-12/schema",
-			s.UnevaluatedItems != nil, s.UnevaluatedProperties != nil,
-			len(s.DependentSchemas) > 0, len(s.DependencySchemas) > 0, len(s.DependencyStrings) > 0,
-			s.AdditionalItems != nil, len(s.ItemsArray) > 0:
+			s.Schema != "" && s.Schema != "https://json-schema.org/draft/2020-12/schema":
 			return false
 		}
 	}

@@ -206,20 +206,31 @@ func build(cfg Config, s *jsonschema.Schema) (*Tool, error) {
 }
 
 // compileTool compiles and resolves a schema into a tool without a body.
+// A schema google/jsonschema-go resolves but the compiled checker cannot
+// compile (anchors, references relative to a nested $id, ...) is judged by
+// google alone: its arguments are not coerced, and a refusal names google's
+// first violation. A schema whose validation could never end is refused.
 func compileTool(s *jsonschema.Schema) (*Tool, error) {
-	root, err := compileSchema(s)
-	if err != nil {
-		return nil, err
+	if loopsWithoutDescent(s) {
+		return nil, errRefCycle
 	}
 	resolved, err := s.Resolve(&jsonschema.ResolveOptions{})
 	if err != nil {
 		return nil, err
 	}
+	compiled := true
+	root, err := compileSchema(s)
+	if err != nil {
+		if errors.Is(err, errRefCycle) {
+			return nil, err
+		}
+		compiled, root = false, &node{s: &jsonschema.Schema{}} // coerces nothing, lists nothing
+	}
 	params, err := json.Marshal(s)
 	if err != nil {
 		return nil, err
 	}
-	return &Tool{params: params, resolved: resolved, root: root, decides: decides(root)}, nil
+	return &Tool{params: params, resolved: resolved, root: root, decides: compiled && decides(root)}, nil
 }
 
 // Name returns the name the model calls the tool by.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -163,5 +164,49 @@ func TestDecode(t *testing.T) {
 	}
 	if _, err := Decode[nameArgs](map[string]any{"name": 3.0}); err == nil {
 		t.Fatal("a number decoded into a string field")
+	}
+}
+
+// TestSchemaSafety: schemas whose validation would never end are refused
+// when the tool is built; schemas the compiled checker cannot compile but
+// google/jsonschema-go resolves are accepted and judged by google; unknown
+// keywords leave the verdict to google; a value nested past the limit is
+// refused with an error text of bounded size.
+func TestSchemaSafety(t *testing.T) {
+	body := func(context.Context, map[string]any) (string, error) { return "", nil }
+	for _, loop := range []string{
+		`{"type":"object","$defs":{"d":{"$dynamicAnchor":"m","$dynamicRef":"#m"}},"properties":{"a":{"$ref":"#/$defs/d"}}}`,
+		`{"type":"object","$defs":{"a":{"$ref":"#/$defs/b"},"b":{"allOf":[{"$ref":"#/$defs/a"}]}},"properties":{"x":{"$ref":"#/$defs/a"}}}`,
+		`{"type":"object","$defs":{"a":{"$anchor":"here","not":{"$ref":"#here"}}},"properties":{"x":{"$ref":"#/$defs/a"}}}`,
+	} {
+		if _, err := NewJSON(Config{Name: "t"}, json.RawMessage(loop), body); err == nil || !errors.Is(err, errRefCycle) {
+			t.Errorf("a schema that loops was accepted (%v): %s", err, loop)
+		}
+	}
+	// Recursion through a property is fine.
+	if _, err := NewJSON(Config{Name: "t"}, json.RawMessage(`{"type":"object","$defs":{"n":{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#/$defs/n"}}}}},"properties":{"root":{"$ref":"#/$defs/n"}}}`), body); err != nil {
+		t.Fatalf("a recursive schema was refused: %v", err)
+	}
+	anchored := Must(NewJSON(Config{Name: "t"}, json.RawMessage(`{"type":"object","$defs":{"n":{"$anchor":"num","type":"number"}},"properties":{"x":{"$ref":"#num"}}}`), body))
+	if anchored.decides {
+		t.Fatal("the checker decides a schema it could not compile")
+	}
+	if _, err := anchored.Check(map[string]any{"x": 1.0}); err != nil {
+		t.Fatalf("valid arguments refused: %v", err)
+	}
+	if _, err := anchored.Check(map[string]any{"x": "no"}); err == nil || !strings.Contains(err.Error(), "Validation failed") {
+		t.Fatalf("invalid arguments: %v", err)
+	}
+	unknown := Must(NewJSON(Config{Name: "t"}, json.RawMessage(`{"type":"object","x-vendor":true,"properties":{"a":{"type":"string"}}}`), body))
+	if unknown.decides {
+		t.Fatal("the checker decides a schema with a keyword it does not know")
+	}
+	deep := any("leaf")
+	for range 100000 {
+		deep = []any{deep}
+	}
+	_, err := anchored.Check(map[string]any{"x": deep})
+	if err == nil || len(err.Error()) > 1000 || !strings.Contains(err.Error(), "not shown") {
+		t.Fatalf("deep value: %d bytes of error", len(fmt.Sprint(err)))
 	}
 }

@@ -47,7 +47,11 @@ func (e *ValidationError) Error() string {
 		fmt.Fprintf(&b, "  - %s: %s\n", v.Path, v.Message)
 	}
 	b.WriteString("\nReceived arguments:\n")
-	b.WriteString(indentJSON(e.Received))
+	if _, ok := cloneDepth(e.Received, maxDepth+1); !ok { // its text would have no end
+		fmt.Fprintf(&b, "(nested more than %d levels deep; not shown)", maxDepth)
+	} else {
+		b.WriteString(indentJSON(e.Received))
+	}
 	return b.String()
 }
 
