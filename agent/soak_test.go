@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/heapwatch"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/faux"
 	"github.com/agentloop/agentloop/tools"
@@ -35,65 +34,45 @@ func TestSoak(t *testing.T) {
 		}
 		return tools.TextResult("done " + a.Label), nil
 	}))
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		var ms runtime.MemStats
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > peak.Load() {
-				peak.Store(ms.HeapAlloc)
-			}
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
 	start := time.Now()
-	var wg sync.WaitGroup
 	errs := make(chan error, agents)
-	for i := range agents {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p := &faux.Provider{}
-			turn := 0
-			p.Default = func(context.Context, *providers.Request) (providers.AssistantMessage, error) {
-				turn++
-				if turn > turns {
-					return faux.Reply(faux.Text("finished")), nil
+	peak, _ := heapwatch.Peak(20*time.Millisecond, func() {
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		for i := range agents {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				p := &faux.Provider{}
+				turn := 0
+				p.Default = func(context.Context, *providers.Request) (providers.AssistantMessage, error) {
+					turn++
+					if turn > turns {
+						return faux.Reply(faux.Text("finished")), nil
+					}
+					var blocks []providers.Content
+					for k := range calls {
+						blocks = append(blocks, faux.Call(fmt.Sprintf("a%d_t%d_c%d", i, turn, k), "work", map[string]any{"label": fmt.Sprint(k)}))
+					}
+					return faux.Reply(blocks...), nil
 				}
-				var blocks []providers.Content
-				for k := range calls {
-					blocks = append(blocks, faux.Call(fmt.Sprintf("a%d_t%d_c%d", i, turn, k), "work", map[string]any{"label": fmt.Sprint(k)}))
+				a := newAgent(p, tool)
+				if err := a.Prompt(context.Background(), "go"); err != nil {
+					errs <- err
+					return
 				}
-				return faux.Reply(blocks...), nil
-			}
-			a := newAgent(p, tool)
-			if err := a.Prompt(context.Background(), "go"); err != nil {
-				errs <- err
-				return
-			}
-			if err := wellFormed(a.State().Messages, turns*calls); err != nil {
-				errs <- fmt.Errorf("agent %d: %w", i, err)
-			}
-		}()
-	}
-	wg.Wait()
-	close(stop)
-	<-sampled
+				if err := wellFormed(a.State().Messages, turns*calls); err != nil {
+					errs <- fmt.Errorf("agent %d: %w", i, err)
+				}
+			}()
+		}
+	})
 	close(errs)
 	for err := range errs {
 		t.Error(err)
 	}
-	t.Logf("%d agents × %d turns × %d calls in %v; peak heap %.1f MiB", agents, turns, calls, time.Since(start).Round(time.Millisecond), float64(peak.Load())/(1<<20))
-	fmt.Printf("soak: %d agents x %d turns in %v, peak heap %.1f MiB\n", agents, turns, time.Since(start).Round(time.Millisecond), float64(peak.Load())/(1<<20))
+	t.Logf("%d agents × %d turns × %d calls in %v; peak heap %.1f MiB", agents, turns, calls, time.Since(start).Round(time.Millisecond), float64(peak)/(1<<20))
+	fmt.Printf("soak: %d agents x %d turns in %v, peak heap %.1f MiB\n", agents, turns, time.Since(start).Round(time.Millisecond), float64(peak)/(1<<20))
 }
 
 // wellFormed checks that every tool call is answered exactly once, right

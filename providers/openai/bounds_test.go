@@ -8,12 +8,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/heapwatch"
 	"github.com/agentloop/agentloop/providers"
 )
 
@@ -132,36 +131,15 @@ func BenchmarkHostileServers(b *testing.B) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, sizes[h.name]) }))
 			defer srv.Close()
 			p := New(Options{APIKey: "k", BaseURL: srv.URL, MaxRetries: -1})
-			runtime.GC()
-			var base runtime.MemStats
-			runtime.ReadMemStats(&base)
-			var peak atomic.Uint64
-			stop := make(chan struct{})
-			sampled := make(chan struct{})
-			go func() {
-				defer close(sampled)
-				var ms runtime.MemStats
-				for {
-					runtime.ReadMemStats(&ms)
-					if ms.HeapAlloc > peak.Load() {
-						peak.Store(ms.HeapAlloc)
-					}
-					select {
-					case <-stop:
-						return
-					case <-time.After(5 * time.Millisecond):
+			peak, base := heapwatch.Peak(5*time.Millisecond, func() {
+				for b.Loop() {
+					m := final(stream(b, context.Background(), p, nil))
+					if m.StopReason != providers.StopReasonError || !strings.Contains(m.ErrorMessage, h.want) {
+						b.Fatalf("%s: %q", m.StopReason, m.ErrorMessage)
 					}
 				}
-			}()
-			for b.Loop() {
-				m := final(stream(b, context.Background(), p, nil))
-				if m.StopReason != providers.StopReasonError || !strings.Contains(m.ErrorMessage, h.want) {
-					b.Fatalf("%s: %q", m.StopReason, m.ErrorMessage)
-				}
-			}
-			close(stop)
-			<-sampled
-			b.ReportMetric(float64(peak.Load()-min(peak.Load(), base.HeapAlloc))/(1<<20), "peak-MB")
+			})
+			b.ReportMetric(float64(peak-min(peak, base))/(1<<20), "peak-MB")
 		})
 	}
 }
