@@ -106,7 +106,7 @@ func FuzzGeneratedSchemas(f *testing.F) {
 		if json.Unmarshal([]byte(text), &s) != nil {
 			return
 		}
-		tool, err := compileTool(&s)
+		tool, err := compileTool(&s, nil)
 		if err != nil {
 			return // google or the cycle check refused it
 		}

@@ -72,7 +72,7 @@ func TestCheckerAgreesWithGoogleOnSuite(t *testing.T) {
 			var ts jsonschema.Schema
 			_ = json.Unmarshal(g.Schema, &ts)
 			keepPropertyOrder(&ts, g.Schema)
-			tool, err := compileTool(&ts)
+			tool, err := compileTool(&ts, nil)
 			if err != nil {
 				refused = append(refused, filepath.Base(file)+" / "+g.Description)
 				continue

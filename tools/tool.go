@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -151,12 +152,11 @@ func NewJSON[Out any](cfg Config, schema json.RawMessage, fn Func[map[string]any
 	if fn == nil {
 		return nil, fmt.Errorf("tools: tool %q: nil body", cfg.Name)
 	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(schema, &s); err != nil {
+	s, tree, err := parseSchemaTree(schema)
+	if err != nil {
 		return nil, fmt.Errorf("tools: tool %q: schema: %w", cfg.Name, err)
 	}
-	keepPropertyOrder(&s, schema)
-	t, err := build(cfg, &s)
+	t, err := buildWith(cfg, s, paramsOf(tree))
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +189,31 @@ func Must(t *Tool, err error) *Tool {
 // validName is the form the providers' APIs accept for a tool's name.
 var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
-func build(cfg Config, s *jsonschema.Schema) (*Tool, error) {
+func build(cfg Config, s *jsonschema.Schema) (*Tool, error) { return buildWith(cfg, s, nil) }
+
+// paramsOf writes the schema providers are sent, from the tree NewJSON
+// read: the schema as written, without $schema and $id at its root.
+func paramsOf(tree any) json.RawMessage {
+	root, ok := tree.(*object)
+	if !ok {
+		return nil
+	}
+	kept := &object{vals: root.vals}
+	for _, k := range root.keys {
+		if k != "$schema" && k != "$id" {
+			kept.keys = append(kept.keys, k)
+		}
+	}
+	var b bytes.Buffer
+	if writeJSON(&b, kept) != nil {
+		return nil
+	}
+	return b.Bytes()
+}
+
+// buildWith builds a tool from a schema; params, when not nil, is the
+// schema's JSON as providers are sent it.
+func buildWith(cfg Config, s *jsonschema.Schema, params json.RawMessage) (*Tool, error) {
 	if !validName.MatchString(cfg.Name) {
 		return nil, fmt.Errorf("tools: tool name %q: want 1 to 64 letters, digits, '_' or '-'", cfg.Name)
 	}
@@ -197,7 +221,7 @@ func build(cfg Config, s *jsonschema.Schema) (*Tool, error) {
 		return nil, fmt.Errorf("tools: tool %q: the arguments' schema must have \"type\": \"object\" at its root", cfg.Name)
 	}
 	s.Schema, s.ID = "", ""
-	t, err := compileTool(s)
+	t, err := compileTool(s, params)
 	if err != nil {
 		return nil, fmt.Errorf("tools: tool %q: schema: %w", cfg.Name, err)
 	}
@@ -210,7 +234,7 @@ func build(cfg Config, s *jsonschema.Schema) (*Tool, error) {
 // compile (anchors, references relative to a nested $id, ...) is judged by
 // google alone: its arguments are not coerced, and a refusal names google's
 // first violation. A schema whose validation could never end is refused.
-func compileTool(s *jsonschema.Schema) (*Tool, error) {
+func compileTool(s *jsonschema.Schema, params json.RawMessage) (*Tool, error) {
 	if loopsWithoutDescent(s) {
 		return nil, errRefCycle
 	}
@@ -226,9 +250,10 @@ func compileTool(s *jsonschema.Schema) (*Tool, error) {
 		}
 		compiled, root = false, &node{s: &jsonschema.Schema{}} // coerces nothing, lists nothing
 	}
-	params, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
+	if params == nil {
+		if params, err = json.Marshal(s); err != nil {
+			return nil, err
+		}
 	}
 	return &Tool{params: params, resolved: resolved, root: root, decides: compiled && decides(root)}, nil
 }
