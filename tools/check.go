@@ -1,11 +1,15 @@
 package tools
 
 import (
+	"encoding/json"
 	"math"
+	"math/big"
 	"reflect"
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentloop/agentloop/internal/jsonnum"
 )
 
 // A Violation is one way a value fails its schema.
@@ -77,6 +81,8 @@ func (c *checker) check(v any, n *node) {
 	switch x := v.(type) {
 	case float64:
 		c.number(x, n)
+	case json.Number: // an integer beyond ±2^53: bounds compare as float64, as google's do
+		c.number(jsonnum.Float(x), n)
 	case string:
 		c.string(x, n)
 	case []any:
@@ -390,8 +396,21 @@ func equalJSON(a, b any) bool {
 		y, ok := b.(string)
 		return ok && x == y
 	case float64:
-		y, ok := b.(float64)
-		return ok && x == y
+		switch y := b.(type) {
+		case float64:
+			return x == y
+		case json.Number:
+			return sameNumber(y, x)
+		}
+		return false
+	case json.Number:
+		switch y := b.(type) {
+		case json.Number:
+			return sameNumber(x, jsonnum.Float(y)) && bigInt(x).Cmp(bigInt(y)) == 0
+		case float64:
+			return sameNumber(x, y)
+		}
+		return false
 	case bool:
 		y, ok := b.(bool)
 		return ok && x == y
@@ -413,3 +432,21 @@ func hasDuplicate(a []any) bool {
 }
 
 func itoa(i int) string { return jsString(float64(i)) }
+
+// sameNumber reports whether a big integer and a float64 are the same
+// number, exactly.
+func sameNumber(n json.Number, f float64) bool {
+	if f != math.Trunc(f) || math.IsInf(f, 0) {
+		return false
+	}
+	fi, _ := new(big.Float).SetFloat64(f).Int(nil)
+	return bigInt(n).Cmp(fi) == 0
+}
+
+func bigInt(n json.Number) *big.Int {
+	i, ok := new(big.Int).SetString(string(n), 10)
+	if !ok {
+		return new(big.Int)
+	}
+	return i
+}

@@ -1,9 +1,13 @@
 package tools
 
 import (
+	"encoding/json"
 	"maps"
 	"math"
 	"slices"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/jsonnum"
 )
 
 // coerce converts v toward the schema n, following the reference's rules
@@ -147,6 +151,9 @@ func coercePrimitive(v any, t string) (any, bool) {
 			}
 			return 0.0, true
 		case string:
+			if t := strings.TrimSpace(x); jsonnum.IsBigInteger(t) {
+				return json.Number(t), true // exactly, not rounded to a float64
+			}
 			f, ok := jsNumber(x)
 			if !ok || math.IsInf(f, 0) || (t == "integer" && f != math.Trunc(f)) {
 				return v, false
@@ -178,6 +185,8 @@ func coercePrimitive(v any, t string) (any, bool) {
 			return "", true
 		case float64:
 			return jsString(x), true
+		case json.Number: // an integer beyond ±2^53: its digits, as JavaScript's String() writes a BigInt
+			return string(x), true
 		case bool:
 			if x {
 				return "true", true

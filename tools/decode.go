@@ -3,9 +3,11 @@ package tools
 import (
 	"encoding"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -119,22 +121,35 @@ func (d *decoder) decodeValue(rv reflect.Value, v any, p *plan) error {
 		}
 		rv.SetBool(b)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		// float64 holds every power of two, so the bounds are exact; a
-		// float64 at or past 2^63 has no int64 (converting it is undefined).
-		f, ok := v.(float64)
-		if !ok || f != math.Trunc(f) || f < -(1<<63) || f >= 1<<63 || rv.OverflowInt(int64(f)) {
+		i, ok := toInt(v)
+		if !ok || rv.OverflowInt(i) {
 			return typeError(v, t)
 		}
-		rv.SetInt(int64(f))
+		rv.SetInt(i)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		f, ok := v.(float64)
-		if !ok || f < 0 || f != math.Trunc(f) || f >= 1<<64 || rv.OverflowUint(uint64(f)) {
+		u, ok := toUint(v)
+		if !ok || rv.OverflowUint(u) {
 			return typeError(v, t)
 		}
-		rv.SetUint(uint64(f))
+		rv.SetUint(u)
 	case reflect.Float32, reflect.Float64:
-		f, ok := v.(float64)
-		if !ok || rv.OverflowFloat(f) {
+		var text string
+		switch x := v.(type) {
+		case float64:
+			if t.Bits() == 64 {
+				rv.SetFloat(x)
+				return nil
+			}
+			// To float32 as encoding/json rounds the number's text (the
+			// shortest text of the float64).
+			text = strconv.FormatFloat(x, 'g', -1, 64)
+		case json.Number:
+			text = string(x)
+		default:
+			return typeError(v, t)
+		}
+		f, err := strconv.ParseFloat(text, t.Bits())
+		if err != nil || rv.OverflowFloat(f) {
 			return typeError(v, t)
 		}
 		rv.SetFloat(f)
@@ -158,7 +173,7 @@ func (d *decoder) decodeSlice(rv reflect.Value, v any, p *plan) error {
 	s := reflect.MakeSlice(p.t, len(a), len(a))
 	for i, e := range a {
 		if err := d.decodeValue(s.Index(i), e, p.elem); err != nil {
-			return err
+			return at(strconv.Itoa(i), err)
 		}
 	}
 	rv.Set(s)
@@ -192,7 +207,7 @@ func (d *decoder) decodeStruct(rv reflect.Value, v any, p *plan) error {
 		if e, ok := m[f.name]; ok {
 			exact++
 			if err := d.decodeValue(rv.Field(f.index), e, f.plan); err != nil {
-				return fmt.Errorf("%s: %w", f.name, err)
+				return at(f.name, err)
 			}
 		}
 	}
@@ -230,8 +245,54 @@ func (p *plan) fold(k string) (fieldPlan, bool) {
 	return fieldPlan{}, false
 }
 
+// bindError is a value the body's type cannot hold, at a path of the
+// arguments; the tool reports it as a validation failure.
+type bindError struct {
+	path []string // outermost first; empty for the arguments as a whole
+	msg  string
+}
+
+func (e *bindError) Error() string {
+	if len(e.path) == 0 {
+		return "root: " + e.msg
+	}
+	return strings.Join(e.path, ".") + ": " + e.msg
+}
+
+// violation returns the error as a line of a ValidationError.
+func (e *bindError) violation() Violation {
+	path := "root"
+	if len(e.path) > 0 {
+		path = strings.Join(e.path, ".")
+	}
+	return Violation{Path: path, Message: e.msg}
+}
+
+// at puts err under one more step of the path.
+func at(step string, err error) error {
+	var be *bindError
+	if errors.As(err, &be) {
+		be.path = append([]string{step}, be.path...)
+		return be
+	}
+	return &bindError{path: []string{step}, msg: err.Error()}
+}
+
 func typeError(v any, t reflect.Type) error {
-	return fmt.Errorf("cannot use %s value as %v", jsType(v), t)
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if typeOf(v)&setInteger != 0 {
+			lo, hi := int64(-1)<<(t.Bits()-1), int64(1)<<(t.Bits()-1)-1
+			return &bindError{msg: fmt.Sprintf("must be an integer from %d to %d", lo, hi)}
+		}
+		return &bindError{msg: "must be integer"}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if typeOf(v)&setInteger != 0 {
+			return &bindError{msg: fmt.Sprintf("must be an integer from 0 to %d", uint64(1)<<(t.Bits()-1)*2-1)}
+		}
+		return &bindError{msg: "must be integer"}
+	}
+	return &bindError{msg: fmt.Sprintf("cannot be held by the tool's %v (it is %s)", t, jsType(v))}
 }
 
 func viaJSON(rv reflect.Value, v any) error {
@@ -240,4 +301,37 @@ func viaJSON(rv reflect.Value, v any) error {
 		return err
 	}
 	return json.Unmarshal(b, rv.Addr().Interface())
+}
+
+// toInt converts a normalized number to an int64 exactly, or reports
+// false: a fraction, or a value past int64's range. float64 holds every
+// power of two, so the bounds are exact; a float64 at or past 2^63 has no
+// int64 (converting it is undefined).
+func toInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case float64:
+		if x != math.Trunc(x) || x < -(1<<63) || x >= 1<<63 {
+			return 0, false
+		}
+		return int64(x), true
+	case json.Number: // an integer beyond ±2^53, as its digits
+		i, err := strconv.ParseInt(string(x), 10, 64)
+		return i, err == nil
+	}
+	return 0, false
+}
+
+// toUint is toInt for uint64.
+func toUint(v any) (uint64, bool) {
+	switch x := v.(type) {
+	case float64:
+		if x < 0 || x != math.Trunc(x) || x >= 1<<64 {
+			return 0, false
+		}
+		return uint64(x), true
+	case json.Number:
+		u, err := strconv.ParseUint(string(x), 10, 64)
+		return u, err == nil
+	}
+	return 0, false
 }

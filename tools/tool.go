@@ -327,6 +327,10 @@ func (t *Tool) Check(args map[string]any) (*Invocation, error) {
 	}
 	bound, err := t.bind(checked)
 	if err != nil {
+		var be *bindError
+		if errors.As(err, &be) { // the value fits the schema, not the body's type
+			return nil, &ValidationError{Tool: t.cfg.Name, Violations: []Violation{be.violation()}, Received: args}
+		}
 		return nil, err
 	}
 	inv := &Invocation{tool: t, bound: bound, checked: checked}
@@ -386,7 +390,11 @@ func decode[T any](d *decoder, args any) (*T, error) {
 	}
 	in := new(T)
 	if err := d.decodeValue(reflect.ValueOf(in).Elem(), args, d.root); err != nil {
-		return nil, fmt.Errorf("decoding arguments: %w", err)
+		var be *bindError
+		if !errors.As(err, &be) {
+			be = &bindError{msg: err.Error()}
+		}
+		return nil, be
 	}
 	return in, nil
 }

@@ -73,7 +73,7 @@ func (t *Tool) validate(args any) (any, error) {
 	if t.valid(v) {
 		return v, nil
 	}
-	return nil, &ValidationError{Tool: t.cfg.Name, Violations: t.root.violations(v), Received: args, Cause: t.resolved.Validate(v)}
+	return nil, &ValidationError{Tool: t.cfg.Name, Violations: t.root.violations(v), Received: args, Cause: t.resolved.Validate(googleView(v))}
 }
 
 // valid decides whether a coerced value fits the schema. The compiled
@@ -85,7 +85,7 @@ func (t *Tool) valid(v any) bool {
 	if t.decides {
 		return t.root.valid(v)
 	}
-	return t.resolved.Validate(v) == nil
+	return t.resolved.Validate(googleView(v)) == nil
 }
 
 // prepare runs the argument pipeline for one call, up to the checked

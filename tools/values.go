@@ -9,12 +9,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agentloop/agentloop/internal/jsonnum"
 )
 
 // clone returns a deep copy of a JSON value (maps, slices, strings,
 // numbers, booleans and nil), normalized to the types encoding/json decodes
-// into: every Go number becomes a float64, and a json.Number that fits a
-// float64 becomes one too. Values of other Go types are converted through
+// into: every number becomes a float64, except an integer beyond ±2^53,
+// which stays (or becomes) a json.Number so that it is never rounded (see
+// internal/jsonnum). Values of other Go types are converted through
 // their JSON encoding; a value that cannot be encoded is kept as it is, and
 // validation will reject it.
 func clone(v any) any {
@@ -61,22 +64,22 @@ func cloneDepth(v any, budget int) (any, bool) {
 		}
 		return s, true
 	case json.Number:
-		if f, err := x.Float64(); err == nil && !math.IsInf(f, 0) {
-			return f, true
+		if n, ok := jsonnum.Normal(string(x)); ok {
+			return n, true
 		}
 		return v, true
 	case int:
-		return float64(x), true
+		return jsonnum.FromInt(int64(x)), true
 	case int64:
-		return float64(x), true
+		return jsonnum.FromInt(x), true
 	case int32:
 		return float64(x), true
 	case float32:
 		return float64(x), true
 	case uint:
-		return float64(x), true
+		return jsonnum.FromUint(uint64(x)), true
 	case uint64:
-		return float64(x), true
+		return jsonnum.FromUint(x), true
 	}
 	c := cloneViaJSON(v)
 	if _, isMap := c.(map[string]any); isMap || isSlice(c) {
@@ -92,6 +95,8 @@ func isNormal(v any, budget int) bool {
 	switch x := v.(type) {
 	case nil, string, bool, float64:
 		return true
+	case json.Number:
+		return jsonnum.IsBigInteger(string(x))
 	case map[string]any:
 		return budget > 0 && allNormal(maps.Values(x), budget-1)
 	case []any:
@@ -141,6 +146,10 @@ func jsType(v any) string {
 			return "integer"
 		}
 		return "number"
+	case json.Number:
+		if jsonnum.IsBigInteger(string(x)) {
+			return "integer"
+		}
 	case map[string]any:
 		return "object"
 	case []any:
@@ -202,6 +211,10 @@ func typeOf(v any) typeSet {
 			return setInteger | setNumber
 		}
 		return setNumber
+	case json.Number:
+		if jsonnum.IsBigInteger(string(x)) { // an integer beyond ±2^53
+			return setInteger | setNumber
+		}
 	case map[string]any:
 		return setObject
 	case []any:
@@ -274,4 +287,46 @@ func jsString(f float64) string {
 		return mant + "e" + string(sign) + exp
 	}
 	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// googleView returns v with its json.Numbers as float64s, for
+// google/jsonschema-go's validator, which types a json.Number as a string.
+// It copies only what holds one.
+func googleView(v any) any {
+	g, _ := viewOf(v)
+	return g
+}
+
+func viewOf(v any) (any, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		return jsonnum.Float(x), true
+	case map[string]any:
+		var out map[string]any
+		for k, e := range x {
+			if g, changed := viewOf(e); changed {
+				if out == nil {
+					out = maps.Clone(x)
+				}
+				out[k] = g
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	case []any:
+		var out []any
+		for i, e := range x {
+			if g, changed := viewOf(e); changed {
+				if out == nil {
+					out = slices.Clone(x)
+				}
+				out[i] = g
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	}
+	return v, false
 }

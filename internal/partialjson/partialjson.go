@@ -14,10 +14,13 @@ package partialjson
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/agentloop/agentloop/internal/jsonnum"
 )
 
 // MaxDepth bounds nesting; deeper input is not salvaged.
@@ -63,10 +66,44 @@ func ParseObject(text string) (map[string]any, bool) {
 	return map[string]any{}, complete && v == nil
 }
 
+// strict parses complete JSON text. Numbers take their normal form (see
+// internal/jsonnum): a float64, or, for an integer beyond ±2^53, a
+// json.Number holding its digits, so that it is never rounded.
 func strict(text string) (any, bool) {
+	d := json.NewDecoder(strings.NewReader(text))
+	d.UseNumber()
 	var v any
-	if err := json.Unmarshal([]byte(text), &v); err != nil {
-		return nil, false // not JSON, or a number beyond float64
+	if err := d.Decode(&v); err != nil {
+		return nil, false
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, false // more than one value
+	}
+	return normalize(v)
+}
+
+// normalize gives the numbers of a freshly decoded value their normal
+// form, in place; it reports false for a number past float64's range.
+func normalize(v any) (any, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		return jsonnum.Normal(string(x))
+	case map[string]any:
+		for k, e := range x {
+			n, ok := normalize(e)
+			if !ok {
+				return nil, false
+			}
+			x[k] = n
+		}
+	case []any:
+		for i, e := range x {
+			n, ok := normalize(e)
+			if !ok {
+				return nil, false
+			}
+			x[i] = n
+		}
 	}
 	return v, true
 }

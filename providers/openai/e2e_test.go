@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -237,5 +238,53 @@ func TestTruthfulRefusalsThroughLoop(t *testing.T) {
 	}
 	if want := fmt.Sprintf("its arguments are %d bytes, more than the limit of 1000 bytes", len(big)); !strings.Contains(got["big"], want) {
 		t.Errorf("oversized arguments: %q", got["big"])
+	}
+}
+
+// TestExactIntegersThroughLoop: integers over the whole int64 and uint64
+// range reach a tool's fields exactly from a real stream, and one past a
+// field's range is refused with a validation failure naming the field.
+func TestExactIntegersThroughLoop(t *testing.T) {
+	chunk := func(delta string, finish string) string {
+		f := "null"
+		if finish != "" {
+			f = `"` + finish + `"`
+		}
+		return `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + f + "}]}\n\n"
+	}
+	call := func(i int, id, args string) string {
+		b, _ := json.Marshal(args)
+		return chunk(fmt.Sprintf(`{"tool_calls":[{"index":%d,"id":%q,"type":"function","function":{"name":"ids","arguments":%s}}]}`, i, id, b), "")
+	}
+	body := chunk(`{"role":"assistant","content":""}`, "") +
+		call(0, "exact", `{"i64":9223372036854775807,"neg":-9223372036854775808,"u64":18446744073709551615,"odd":9007199254740993,"text":"9223372036854775806"}`) +
+		call(1, "over", `{"i64":9223372036854775808,"neg":0,"u64":0,"odd":0,"text":"0"}`) +
+		chunk(`{}`, "tool_calls") + "data: [DONE]\n\n"
+	s := newServer(t, reply{body: body}, reply{fixture: "done-text.sse"})
+	type ids struct {
+		I64  int64  `json:"i64"`
+		Neg  int64  `json:"neg"`
+		U64  uint64 `json:"u64"`
+		Odd  int64  `json:"odd"`
+		Text int64  `json:"text"` // a numeric string, coerced
+	}
+	var got []ids
+	tool := tools.Must(tools.New(tools.Config{Name: "ids"}, func(_ context.Context, in ids) (string, error) {
+		got = append(got, in)
+		return "ok", nil
+	}))
+	cfg := loop.Config{Provider: s.provider(Options{}), Model: testModel, ToolExecution: tools.Sequential}
+	msgs, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("go")}, loop.Conversation{Tools: []*tools.Tool{tool}}, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ids{I64: math.MaxInt64, Neg: math.MinInt64, U64: math.MaxUint64, Odd: 9007199254740993, Text: 9223372036854775806}
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("the body got %+v, want %+v", got, want)
+	}
+	over := msgs[3].(providers.ToolResultMessage)
+	if !over.IsError || !strings.HasPrefix(over.Text(), `Validation failed for tool "ids":`) ||
+		!strings.Contains(over.Text(), "  - i64: must be an integer from -9223372036854775808 to 9223372036854775807") {
+		t.Fatalf("out of range: %q", over.Text())
 	}
 }
