@@ -78,14 +78,14 @@ func start(ctx context.Context, role, addr, run string) error {
 			return err
 		}
 		defer g.close()
-		srv := &http.Server{Addr: addr, Handler: g.handler()}
+		srv := sse.NewServer(addr, g.handler())
 		go func() {
 			<-ctx.Done()
 			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			_ = srv.Shutdown(sctx)
 		}()
-		fmt.Printf("distributed: gateway at http://%s\n", addr)
+		fmt.Printf("distributed: gateway at %s\n", g.guard.URL("http://"+addr+"/"))
 		if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			return err
 		}
@@ -189,11 +189,12 @@ type gateway struct {
 	js     jetstream.JetStream
 	run    string
 	broker *sse.Broker
+	guard  *sse.Guard // only the page's owner drives it
 	sub    *natsbus.Subscription
 }
 
 func newGateway(ctx context.Context, js jetstream.JetStream, run string) (*gateway, error) {
-	g := &gateway{js: js, run: run, broker: sse.New(20000)}
+	g := &gateway{js: js, run: run, broker: sse.New(20000), guard: sse.NewGuard()}
 	var err error
 	g.sub, err = natsbus.Subscribe(ctx, js, run, 1, func(_ uint64, e events.Event) {
 		g.broker.Publish(context.Background(), e)
@@ -206,6 +207,7 @@ func newGateway(ctx context.Context, js jetstream.JetStream, run string) (*gatew
 
 func (g *gateway) handler() http.Handler {
 	return webchat.Handler(webchat.Backend{
+		Guard:  g.guard,
 		Events: g.broker,
 		Send: func(ctx context.Context, text string) (string, error) {
 			return "sent", natsbus.Send(ctx, g.js, g.run, natsbus.Command{Type: natsbus.CommandPrompt, Text: text})

@@ -48,12 +48,16 @@ func TestGatewayAndWorkerThroughNATS(t *testing.T) {
 	sctx, scancel := context.WithTimeout(ctx, 60*time.Second)
 	defer scancel()
 	req, _ := http.NewRequestWithContext(sctx, "GET", hs.URL+"/api/events", nil)
+	req.Header.Set("Authorization", "Bearer "+g.guard.Token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	post, err := http.Post(hs.URL+"/api/send", "application/json", strings.NewReader(`{"text":"tea"}`))
+	preq, _ := http.NewRequest("POST", hs.URL+"/api/send", strings.NewReader(`{"text":"tea"}`))
+	preq.Header.Set("Content-Type", "application/json")
+	preq.Header.Set("Authorization", "Bearer "+g.guard.Token)
+	post, err := http.DefaultClient.Do(preq)
 	if err != nil || post.StatusCode != 200 {
 		t.Fatalf("send: %v %v", err, post.Status)
 	}

@@ -22,6 +22,7 @@ import (
 	"os/signal"
 	"time"
 
+	"github.com/agentloop/agentloop/events/sse"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/openai"
 )
@@ -41,7 +42,7 @@ func main() {
 		log.Fatal(err)
 	}
 	s := newServer(a)
-	srv := &http.Server{Addr: *addr, Handler: s.handler()}
+	srv := sse.NewServer(*addr, s.handler())
 	go func() {
 		stop := make(chan os.Signal, 1)
 		signal.Notify(stop, os.Interrupt)
@@ -51,7 +52,7 @@ func main() {
 		defer cancel()
 		_ = srv.Shutdown(ctx)
 	}()
-	fmt.Printf("web: open http://%s\n", *addr)
+	fmt.Printf("web: open %s\n", s.guard.URL("http://"+*addr+"/"))
 	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sync"
 
@@ -15,33 +16,43 @@ import (
 type server struct {
 	agent  *agent.Agent
 	broker *sse.Broker
+	guard  *sse.Guard // only the page's owner drives it
 
 	mu      sync.Mutex
 	running bool
+	steered int // steering messages sent during the running turn
 	runs    sync.WaitGroup
 }
 
 func newServer(a *agent.Agent) *server {
-	s := &server{agent: a, broker: sse.New(20000)}
+	s := &server{agent: a, broker: sse.New(20000), guard: sse.NewGuard()}
 	a.Subscribe(s.broker.Publish)
 	return s
 }
 
 func (s *server) handler() http.Handler {
-	return webchat.Handler(webchat.Backend{Events: s.broker, Send: s.send, Stop: func(context.Context) error {
+	return webchat.Handler(webchat.Backend{Events: s.broker, Send: s.send, Guard: s.guard, Stop: func(context.Context) error {
 		s.agent.Abort()
 		return nil
 	}})
 }
+
+// maxSteering bounds the messages queued for one running turn.
+const maxSteering = 16
 
 // send starts a run with the text, or steers the running one.
 func (s *server) send(_ context.Context, text string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.running {
+		if s.steered >= maxSteering {
+			return "", errors.New("too many messages are waiting for the running turn; wait for it to end")
+		}
+		s.steered++
 		s.agent.SteerText(text)
 		return "steer", nil
 	}
+	s.steered = 0
 	s.running = true
 	s.runs.Add(1)
 	go func() {

@@ -33,9 +33,12 @@ func testServer(t *testing.T, slow time.Duration) (*server, *httptest.Server) {
 }
 
 func TestSendRejectsBadInput(t *testing.T) {
-	_, hs := testServer(t, 0)
+	s, hs := testServer(t, 0)
 	for _, body := range []string{``, `{}`, `{"text":"  "}`, `not json`} {
-		resp, err := http.Post(hs.URL+"/api/send", "application/json", strings.NewReader(body))
+		req, _ := http.NewRequest("POST", hs.URL+"/api/send", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+s.guard.Token)
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,6 +46,63 @@ func TestSendRejectsBadInput(t *testing.T) {
 		if resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("%q: status %d", body, resp.StatusCode)
 		}
+	}
+}
+
+// TestOnlyTheOwnerDrivesThePage: requests another web page (or another
+// user of the machine) can make are refused: a foreign Host (DNS
+// rebinding), no token, a cross-site form post, a cross-origin JSON post;
+// and none of them starts a run.
+func TestOnlyTheOwnerDrivesThePage(t *testing.T) {
+	s, hs := testServer(t, 0)
+	token := "Bearer " + s.guard.Token
+	for _, tc := range []struct {
+		name, method, path, host, origin, ctype, auth string
+		want                                          int
+	}{
+		{"foreign host reads events", "GET", "/api/events", "attacker.example", "", "", token, http.StatusForbidden},
+		{"foreign host posts", "POST", "/api/send", "attacker.example:80", "", "application/json", token, http.StatusForbidden},
+		{"no token", "POST", "/api/send", "", "", "application/json", "", http.StatusUnauthorized},
+		{"no token, events", "GET", "/api/events", "", "", "", "", http.StatusUnauthorized},
+		{"wrong token", "POST", "/api/stop", "", "", "application/json", "Bearer nope", http.StatusUnauthorized},
+		{"cross-site form", "POST", "/api/send", "", "http://evil.example", "text/plain", token, http.StatusForbidden},
+		{"text/plain from the page", "POST", "/api/send", "", "", "text/plain", token, http.StatusUnsupportedMediaType},
+		{"cross-origin stop", "POST", "/api/stop", "", "http://evil.example", "application/json", token, http.StatusForbidden},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tc.method, hs.URL+tc.path, strings.NewReader(`{"text":"hi"}`))
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			for k, v := range map[string]string{"Origin": tc.origin, "Content-Type": tc.ctype, "Authorization": tc.auth} {
+				if v != "" {
+					req.Header.Set(k, v)
+				}
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.want {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tc.want)
+			}
+		})
+	}
+	if n := len(s.agent.State().Messages); n != 0 {
+		t.Fatalf("a refused request started a run: %d messages", n)
+	}
+	// A body over the limit is refused too.
+	req, _ := http.NewRequest("POST", hs.URL+"/api/send", strings.NewReader(`{"text":"`+strings.Repeat("x", 100<<10)+`"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("a 100 KiB body: status %d", resp.StatusCode)
 	}
 }
 
@@ -115,9 +175,9 @@ func send(text string) []chromedp.Action[chromedp.Void] {
 // the run, and check that the page resumes without losing or repeating
 // anything. A screenshot is saved in testdata/artifacts.
 func TestBrowser(t *testing.T) {
-	_, hs := testServer(t, 2*time.Second)
+	s, hs := testServer(t, 2*time.Second)
 	ctx := browser(t)
-	do(t, ctx, chromedp.Navigate(hs.URL), chromedp.WaitVisible(chromedp.ID("input")))
+	do(t, ctx, chromedp.Navigate(s.guard.URL(hs.URL+"/")), chromedp.WaitVisible(chromedp.ID("input")))
 	do(t, ctx, send("tea")...)
 	// The cards appear when the calls start, in call order.
 	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`.tool-card[data-call-id="call_1_3"]`)))
@@ -163,9 +223,9 @@ func TestBrowser(t *testing.T) {
 // TestBrowserSteerAndStop: a message typed while the agent works steers it;
 // the Stop button aborts the run.
 func TestBrowserSteerAndStop(t *testing.T) {
-	_, hs := testServer(t, 3*time.Second)
+	s, hs := testServer(t, 3*time.Second)
 	ctx := browser(t)
-	do(t, ctx, chromedp.Navigate(hs.URL), chromedp.WaitVisible(chromedp.ID("input")))
+	do(t, ctx, chromedp.Navigate(s.guard.URL(hs.URL+"/")), chromedp.WaitVisible(chromedp.ID("input")))
 	do(t, ctx, send("coffee")...)
 	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`.tool-card[data-call-id="call_1_3"]`)))
 	do(t, ctx, send("focus on espresso")...)

@@ -11,8 +11,11 @@
 //	POST /api/send    {"text": "..."}: Backend.Send; answers {"mode": "prompt" | "steer" | "sent"}
 //	POST /api/stop    Backend.Stop; answers 204
 //
-// Serve it on a loopback address only: it checks nothing about who is
-// asking.
+// Every request goes through the Backend's Guard (package events/sse):
+// only localhost names, only with the token of the page's address, and
+// state-changing requests only as same-origin JSON. Serve it on a loopback
+// address with sse.NewServer's timeouts, and print g.URL(...) for the user
+// to open.
 package webchat
 
 import (
@@ -22,6 +25,8 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+
+	"github.com/agentloop/agentloop/events/sse"
 )
 
 //go:embed static
@@ -36,11 +41,18 @@ type Backend struct {
 	Send func(ctx context.Context, text string) (mode string, err error)
 	// Stop aborts the running turn.
 	Stop func(ctx context.Context) error
+	// Guard admits the page's owner only; required (sse.NewGuard).
+	Guard *sse.Guard
 }
 
-// Handler serves the page at / and its API under /api/. A send request's
-// body is limited to 1 MiB.
+// Handler serves the page at / and its API under /api/, behind b.Guard. A
+// Backend without a Guard gets a handler that refuses every request.
 func Handler(b Backend) http.Handler {
+	if b.Guard == nil {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "webchat: Backend.Guard is nil", http.StatusInternalServerError)
+		})
+	}
 	mux := http.NewServeMux()
 	files, _ := fs.Sub(static, "static")
 	mux.Handle("GET /", http.FileServerFS(files))
@@ -49,7 +61,7 @@ func Handler(b Backend) http.Handler {
 		var in struct {
 			Text string `json:"text"`
 		}
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&in); err != nil || strings.TrimSpace(in.Text) == "" {
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil || strings.TrimSpace(in.Text) == "" {
 			http.Error(w, `want {"text": "..."}`, http.StatusBadRequest)
 			return
 		}
@@ -68,5 +80,5 @@ func Handler(b Backend) http.Handler {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})
-	return mux
+	return b.Guard.Handler(mux)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentloop/agentloop/events/sse"
 	"github.com/agentloop/agentloop/events/sse/webchat"
 )
 
@@ -18,7 +19,9 @@ import (
 func TestHandler(t *testing.T) {
 	var sent []string
 	fail := false
+	guard := sse.NewGuard()
 	h := webchat.Handler(webchat.Backend{
+		Guard:  guard,
 		Events: http.NotFoundHandler(),
 		Send: func(_ context.Context, text string) (string, error) {
 			if fail {
@@ -35,6 +38,7 @@ func TestHandler(t *testing.T) {
 		t.Helper()
 		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+guard.Token)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -49,7 +53,7 @@ func TestHandler(t *testing.T) {
 	if code, body := do("POST", "/api/send", `{"text":"hi"}`); code != 200 || !strings.Contains(body, `"prompt"`) || len(sent) != 1 || sent[0] != "hi" {
 		t.Fatalf("send: %d %s %v", code, body, sent)
 	}
-	for _, bad := range []string{``, `{}`, `{"text":"  "}`, `nope`, `{"text":"` + strings.Repeat("x", 2<<20) + `"}`} {
+	for _, bad := range []string{``, `{}`, `{"text":"  "}`, `nope`, `{"text":"` + strings.Repeat("x", 100<<10) + `"}`} {
 		if code, _ := do("POST", "/api/send", bad); code != http.StatusBadRequest {
 			t.Errorf("%.20q: status %d", bad, code)
 		}
@@ -60,5 +64,19 @@ func TestHandler(t *testing.T) {
 	fail = true
 	if code, body := do("POST", "/api/send", `{"text":"hi"}`); code != http.StatusBadGateway || !strings.Contains(body, "worker gone") {
 		t.Fatalf("backend error: %d %s", code, body)
+	}
+}
+
+// TestHandlerNeedsAGuard: a Backend without a Guard serves nothing.
+func TestHandlerNeedsAGuard(t *testing.T) {
+	srv := httptest.NewServer(webchat.Handler(webchat.Backend{Events: http.NotFoundHandler()}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusInternalServerError {
+		t.Fatalf("status %d", resp.StatusCode)
 	}
 }

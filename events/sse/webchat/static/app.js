@@ -110,6 +110,6 @@ form.addEventListener("submit", async (ev) => {
   if (!resp.ok) alert(await resp.text());
 });
 
-stopBtn.addEventListener("click", () => fetch("/api/stop", { method: "POST" }));
+stopBtn.addEventListener("click", () => fetch("/api/stop", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }));
 
 connect();
