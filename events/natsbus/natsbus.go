@@ -24,12 +24,13 @@ package natsbus
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
-
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -55,23 +56,55 @@ func EventsSubject(runID string) string { return "agentloop.runs." + runID + ".e
 // ControlSubject is the subject of a run's control messages.
 func ControlSubject(runID string) string { return "agentloop.runs." + runID + ".control" }
 
-// CheckRunID returns an error unless id can be a subject token: not empty,
-// no dots, wildcards or white space.
+// MaxIDLength bounds a run or worker id.
+const MaxIDLength = 128
+
+// CheckRunID returns an error unless id is a valid run or worker id: 1 to
+// MaxIDLength letters, digits, '_' and '-'. Every function of the package
+// checks its ids with it, so an id that passes here works everywhere.
 func CheckRunID(id string) error {
-	if id == "" || strings.ContainsAny(id, ".*> \t\r\n") {
-		return fmt.Errorf("natsbus: run id %q is not a valid subject token", id)
+	if id == "" || len(id) > MaxIDLength {
+		return fmt.Errorf("natsbus: id %.40q: want 1 to %d letters, digits, '_' or '-'", id, MaxIDLength)
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return fmt.Errorf("natsbus: id %.40q: want 1 to %d letters, digits, '_' or '-'", id, MaxIDLength)
+		}
 	}
 	return nil
 }
 
+// StreamLimits bound what the stream keeps. The zero value means the
+// defaults.
+type StreamLimits struct {
+	// MaxAge drops messages older than this; 0 means 7 days.
+	MaxAge time.Duration
+	// MaxBytes drops the oldest messages past this size; 0 means 1 GiB.
+	MaxBytes int64
+}
+
 // EnsureStream creates the stream (file storage, a two-minute duplicate
-// window) or updates it to the expected subjects.
+// window, the default limits) or updates it to the expected subjects.
 func EnsureStream(ctx context.Context, js jetstream.JetStream) (jetstream.Stream, error) {
+	return EnsureStreamWith(ctx, js, StreamLimits{})
+}
+
+// EnsureStreamWith is EnsureStream with limits of one's own.
+func EnsureStreamWith(ctx context.Context, js jetstream.JetStream, l StreamLimits) (jetstream.Stream, error) {
+	if l.MaxAge <= 0 {
+		l.MaxAge = 7 * 24 * time.Hour
+	}
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = 1 << 30
+	}
 	s, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:       StreamName,
 		Subjects:   []string{"agentloop.runs.*.events", "agentloop.runs.*.control"},
 		Storage:    jetstream.FileStorage,
 		Duplicates: 2 * time.Minute,
+		MaxAge:     l.MaxAge,
+		MaxBytes:   l.MaxBytes,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("natsbus: stream %s: %w", StreamName, err)
@@ -80,80 +113,199 @@ func EnsureStream(ctx context.Context, js jetstream.JetStream) (jetstream.Stream
 }
 
 // Publisher publishes a run's events. Its Publish method is an events
-// handler: subscribe it to an agent (or a loop's sink).
+// handler: subscribe it to an agent (or pass it to a run). Publish never
+// waits on the network: events go to a bounded queue that one goroutine
+// publishes in order, retrying while the server is unreachable. Close the
+// Publisher to flush the queue and stop the goroutine.
+//
+// Every event that is not published is reported: counted (Failed) and
+// logged, an agent_end at level error with the run and the reason.
 type Publisher struct {
-	// RetryFor bounds how long one event is retried while the server is
-	// unreachable (a restart, a network cut); 0 means one minute. An event
-	// still unpublished then is logged and counted, and the run goes on.
-	RetryFor time.Duration
 	// Logger receives publish failures; nil means slog.Default().
 	Logger *slog.Logger
 
-	js     jetstream.JetStream
-	run    string
-	mu     sync.Mutex
-	seq    uint64
-	failed uint64
+	js       jetstream.JetStream
+	run      string
+	opts     PublisherOptions
+	queue    chan outgoing
+	done     chan struct{}
+	mu       sync.Mutex
+	seq      uint64
+	failed   uint64
+	closed   bool
+	stopOnce sync.Once
 }
 
-// NewPublisher returns a Publisher for the run.
-func NewPublisher(js jetstream.JetStream, runID string) (*Publisher, error) {
+// PublisherOptions configure a Publisher. The zero value means the
+// defaults.
+type PublisherOptions struct {
+	// RetryFor bounds how long one event is retried while the server is
+	// unreachable (a restart, a network cut); 0 means one minute.
+	RetryFor time.Duration
+	// MaxQueued bounds the events waiting to be published; 0 means 4096.
+	// Past it, Publish waits up to QueueWait for room, then drops the
+	// event (reported).
+	MaxQueued int
+	// QueueWait bounds how long Publish waits for room; 0 means 1 s.
+	QueueWait time.Duration
+	// MaxEventBytes bounds one event's JSON; a larger event fails at once
+	// (reported) instead of being retried. 0 means 1 MiB, NATS's default
+	// maximum payload.
+	MaxEventBytes int
+}
+
+type outgoing struct {
+	seq  uint64
+	typ  events.Type
+	data []byte
+}
+
+// NewPublisher returns a Publisher for the run, continuing the run's
+// sequence from the last event the stream holds for it: a worker that
+// restarts for the same run id goes on where the last one stopped.
+func NewPublisher(ctx context.Context, js jetstream.JetStream, runID string, opts PublisherOptions) (*Publisher, error) {
 	if err := CheckRunID(runID); err != nil {
 		return nil, err
 	}
-	return &Publisher{js: js, run: runID}, nil
+	if opts.RetryFor <= 0 {
+		opts.RetryFor = time.Minute
+	}
+	if opts.MaxQueued <= 0 {
+		opts.MaxQueued = 4096
+	}
+	if opts.QueueWait <= 0 {
+		opts.QueueWait = time.Second
+	}
+	if opts.MaxEventBytes <= 0 {
+		opts.MaxEventBytes = 1 << 20
+	}
+	last, err := lastSeq(ctx, js, runID)
+	if err != nil {
+		return nil, err
+	}
+	p := &Publisher{js: js, run: runID, opts: opts, seq: last, queue: make(chan outgoing, opts.MaxQueued), done: make(chan struct{})}
+	go p.send()
+	return p, nil
 }
 
-// Publish stores e on the run's events subject and waits for JetStream's
-// acknowledgement, retrying with backoff while the server is unreachable.
-// It keeps publishing after the run's context is cancelled: the closing
-// events of an aborted run matter most.
-func (p *Publisher) Publish(ctx context.Context, e events.Event) {
-	data, err := events.Marshal(e)
+// lastSeq reads the sequence of the run's last event in the stream, or 0.
+func lastSeq(ctx context.Context, js jetstream.JetStream, runID string) (uint64, error) {
+	st, err := js.Stream(ctx, StreamName)
 	if err != nil {
-		p.fail(e, err)
-		return
+		return 0, fmt.Errorf("natsbus: stream %s: %w", StreamName, err)
+	}
+	m, err := st.GetLastMsgForSubject(ctx, EventsSubject(runID))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("natsbus: the last event of %s: %w", runID, err)
+	}
+	seq, err := strconv.ParseUint(m.Header.Get(HeaderSeq), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("natsbus: the last event of %s has no sequence: %w", runID, err)
+	}
+	return seq, nil
+}
+
+// Publish queues e to be published. It returns at once unless the queue
+// is full, and then waits at most QueueWait.
+func (p *Publisher) Publish(_ context.Context, e events.Event) {
+	data, err := events.Marshal(e)
+	if err == nil && len(data) > p.opts.MaxEventBytes {
+		err = fmt.Errorf("the event's JSON is %d bytes, more than MaxEventBytes (%d)", len(data), p.opts.MaxEventBytes)
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock() // one at a time: the sequence is the stream's order
-	p.seq++
-	msg := nats.NewMsg(EventsSubject(p.run))
-	msg.Data = data
-	msg.Header.Set(HeaderType, string(e.Type()))
-	msg.Header.Set(HeaderRun, p.run)
-	msg.Header.Set(HeaderSeq, strconv.FormatUint(p.seq, 10))
-	id := p.run + "-" + strconv.FormatUint(p.seq, 10)
-	retryFor := p.RetryFor
-	if retryFor <= 0 {
-		retryFor = time.Minute
+	defer p.mu.Unlock()
+	if err == nil && p.closed {
+		err = errors.New("the publisher is closed")
 	}
-	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), retryFor)
+	if err != nil {
+		p.failLocked(e.Type(), err)
+		return
+	}
+	p.seq++
+	out := outgoing{seq: p.seq, typ: e.Type(), data: data}
+	select {
+	case p.queue <- out:
+		return
+	default:
+	}
+	// Full: wait a little for room, holding the lock so that the order of
+	// the queue stays the order of the sequence.
+	t := time.NewTimer(p.opts.QueueWait)
+	defer t.Stop()
+	select {
+	case p.queue <- out:
+	case <-t.C:
+		p.failLocked(out.typ, fmt.Errorf("%d events were waiting to be published (MaxQueued)", p.opts.MaxQueued))
+	}
+}
+
+// send publishes the queue in order until it is closed and drained.
+func (p *Publisher) send() {
+	defer close(p.done)
+	for out := range p.queue {
+		if err := p.publish(out); err != nil {
+			p.mu.Lock()
+			p.failLocked(out.typ, err)
+			p.mu.Unlock()
+		}
+	}
+}
+
+func (p *Publisher) publish(out outgoing) error {
+	msg := nats.NewMsg(EventsSubject(p.run))
+	msg.Data = out.data
+	msg.Header.Set(HeaderType, string(out.typ))
+	msg.Header.Set(HeaderRun, p.run)
+	msg.Header.Set(HeaderSeq, strconv.FormatUint(out.seq, 10))
+	id := p.run + "-" + strconv.FormatUint(out.seq, 10)
+	ctx, cancel := context.WithTimeout(context.Background(), p.opts.RetryFor)
 	defer cancel()
 	wait := 20 * time.Millisecond
 	for {
-		actx, acancel := context.WithTimeout(pctx, 2*time.Second)
-		_, err = p.js.PublishMsg(actx, msg, jetstream.WithMsgID(id))
+		actx, acancel := context.WithTimeout(ctx, 2*time.Second)
+		_, err := p.js.PublishMsg(actx, msg, jetstream.WithMsgID(id))
 		acancel()
 		if err == nil {
-			return
+			return nil
 		}
 		select {
-		case <-pctx.Done():
-			p.fail(e, err)
-			return
+		case <-ctx.Done():
+			return err
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, time.Second)
 	}
 }
 
-func (p *Publisher) fail(e events.Event, err error) {
+// Close stops taking events and waits until the queued ones are published
+// or ctx is done; events left then are reported as not published. It
+// returns ctx's error when it gave up waiting.
+func (p *Publisher) Close(ctx context.Context) error {
+	p.stopOnce.Do(func() {
+		p.mu.Lock()
+		p.closed = true
+		close(p.queue)
+		p.mu.Unlock()
+	})
+	select {
+	case <-p.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// failLocked reports an event that will not be published; p.mu is held.
+func (p *Publisher) failLocked(typ events.Type, err error) {
 	p.failed++
 	log := p.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	log.Error("natsbus: event not published", "run", p.run, "event", string(e.Type()), "err", err)
+	log.Error("natsbus: event not published", "run", p.run, "event", string(typ), "err", err)
 }
 
 // Failed reports how many events could not be published.
@@ -163,7 +315,7 @@ func (p *Publisher) Failed() uint64 {
 	return p.failed
 }
 
-// Seq reports the sequence number of the last event published.
+// Seq reports the sequence number of the last event queued.
 func (p *Publisher) Seq() uint64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -177,6 +329,12 @@ type Subscription struct {
 	last uint64
 	bad  uint64
 }
+
+// MaxGap is the largest jump in sequence a subscriber accepts: events lost
+// by a publisher leave gaps, but a message that claims to be far ahead of
+// the run (a forged one) would silence the subscriber, so it is skipped and
+// counted (Bad) instead.
+const MaxGap = 1 << 16
 
 // Subscribe delivers the run's events from sequence from (1 for all of
 // them), in order and each once, to h, on a goroutine of the NATS client:
@@ -200,6 +358,10 @@ func Subscribe(ctx context.Context, js jetstream.JetStream, runID string, from u
 		if err != nil || seq <= s.last {
 			return // before the start, or delivered already
 		}
+		if seq-s.last > MaxGap && s.last > 0 {
+			s.bad++ // out of the run's sequence
+			return
+		}
 		e, err := events.Unmarshal(m.Data())
 		if err != nil {
 			s.bad++
@@ -212,6 +374,14 @@ func Subscribe(ctx context.Context, js jetstream.JetStream, runID string, from u
 		return nil, fmt.Errorf("natsbus: subscribe %s: %w", runID, err)
 	}
 	return s, nil
+}
+
+// Bad reports how many messages were skipped: undecodable, or out of the
+// run's sequence.
+func (s *Subscription) Bad() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bad
 }
 
 // Last reports the sequence number of the last event delivered.
@@ -272,7 +442,7 @@ func Serve(ctx context.Context, js jetstream.JetStream, runID, worker string, h 
 		return nil, err
 	}
 	c, err := js.CreateOrUpdateConsumer(ctx, StreamName, jetstream.ConsumerConfig{
-		Durable:       "ctl-" + runID + "-" + worker,
+		Durable:       consumerName(runID, worker),
 		FilterSubject: ControlSubject(runID),
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
@@ -293,6 +463,13 @@ func Serve(ctx context.Context, js jetstream.JetStream, runID, worker string, h 
 		return nil, fmt.Errorf("natsbus: serve %s: %w", runID, err)
 	}
 	return cc.Stop, nil
+}
+
+// consumerName names the durable consumer of a run's worker, one name per
+// pair: a hash, since ids may contain the separator any join would use.
+func consumerName(runID, worker string) string {
+	h := sha256.Sum256([]byte(runID + "\x00" + worker))
+	return "ctl-" + hex.EncodeToString(h[:16])
 }
 
 // Target is what a command acts on; *agent.Agent is one.

@@ -196,10 +196,11 @@ func worker(t *testing.T, js jetstream.JetStream, run string, release <-chan str
 			return faux.Reply(faux.Text("done")), nil
 		}
 	}
-	pub, err := natsbus.NewPublisher(js, run)
+	pub, err := natsbus.NewPublisher(context.Background(), js, run, natsbus.PublisherOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { pub.Close(context.Background()) })
 	a, err := agent.New(agent.Options{Config: loop.Config{Provider: p, Model: providers.Model{ID: "faux"}}, Tools: []*tools.Tool{slow}})
 	if err != nil {
 		t.Fatal(err)

@@ -130,6 +130,7 @@ func connect(url string) (jetstream.JetStream, func(), error) {
 // worker runs the agent: events out, commands in.
 type worker struct {
 	agent   *agent.Agent
+	pub     *natsbus.Publisher
 	stop    func()
 	mu      sync.Mutex
 	running bool
@@ -142,13 +143,15 @@ func newWorker(ctx context.Context, js jetstream.JetStream, run string) (*worker
 		return nil, err
 	}
 	w := &worker{agent: a}
-	pub, err := natsbus.NewPublisher(js, run)
+	pub, err := natsbus.NewPublisher(ctx, js, run, natsbus.PublisherOptions{})
 	if err != nil {
 		return nil, err
 	}
+	w.pub = pub
 	w.agent.Subscribe(pub.Publish)
 	w.stop, err = natsbus.Serve(ctx, js, run, "worker", w.command)
 	if err != nil {
+		pub.Close(ctx)
 		return nil, err
 	}
 	return w, nil
@@ -182,6 +185,9 @@ func (w *worker) close() {
 	w.stop()
 	w.agent.Abort()
 	w.runs.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = w.pub.Close(ctx) // flush the run's last events
 }
 
 // gateway serves the page; it knows the agent only through NATS.
