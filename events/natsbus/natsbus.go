@@ -2,7 +2,8 @@
 // JetStream, so that agents can run in worker processes while user
 // interfaces and controllers live elsewhere.
 //
-// Subjects, for a run id (a single NATS subject token):
+// Subjects, for a run id (1 to MaxIDLength letters, digits, '_' or '-';
+// see CheckRunID):
 //
 //	agentloop.runs.<run>.events    every event of the run, in order
 //	agentloop.runs.<run>.control   commands for the run: prompt, steer, follow_up, abort
@@ -10,9 +11,10 @@
 // An event message's data is the event's JSON (package events' encoding,
 // the reference's names); its headers carry the event type
 // (Agentloop-Type), the run id (Agentloop-Run) and the run's own sequence
-// number (Agentloop-Seq, from 1). The publisher sets Nats-Msg-Id to
-// "<run>-<seq>", so a publish retried across a server restart is stored
-// once. A subscriber reads with an ordered consumer, which JetStream
+// number (Agentloop-Seq, from 1, continued by a publisher that restarts
+// for the run). The publisher sets Nats-Msg-Id to "<run>-<seq>", so a
+// publish retried across a server restart is stored once; it publishes
+// from a bounded queue, so the run never waits on the network. A subscriber reads with an ordered consumer, which JetStream
 // recreates after reconnects and restarts, and drops anything at or below
 // the last sequence it delivered: the consumer sees every event exactly
 // once, in order, from any starting sequence, then follows live.
