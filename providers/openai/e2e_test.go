@@ -200,20 +200,10 @@ func TestMalformedChunksNeverPanic(t *testing.T) {
 // they are (a validation error naming the root; the size and the limit),
 // not as "not complete JSON".
 func TestTruthfulRefusalsThroughLoop(t *testing.T) {
-	chunk := func(delta string, finish string) string {
-		f := "null"
-		if finish != "" {
-			f = `"` + finish + `"`
-		}
-		return `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + f + "}]}\n\n"
-	}
-	call := func(i int, id, args string) string {
-		b, _ := json.Marshal(args)
-		return chunk(fmt.Sprintf(`{"tool_calls":[{"index":%d,"id":%q,"type":"function","function":{"name":"write","arguments":%s}}]}`, i, id, b), "")
-	}
+	call := func(i int, id, args string) string { return toolChunk(i, id, "write", args) }
 	big := `{"path":"` + strings.Repeat("p", 3000) + `"}`
-	body := chunk(`{"role":"assistant","content":""}`, "") + call(0, "arr", `[1, 2]`) +
-		call(1, "big", big[:1500]) + call(1, "big", big[1500:]) + chunk(`{}`, "tool_calls") + "data: [DONE]\n\n"
+	body := sseChunk(`{"role":"assistant","content":""}`, "") + call(0, "arr", `[1, 2]`) +
+		call(1, "big", big[:1500]) + call(1, "big", big[1500:]) + sseChunk(`{}`, "tool_calls") + "data: [DONE]\n\n"
 	s := newServer(t, reply{body: body}, reply{fixture: "done-text.sse"})
 	ran := false
 	write := tools.Must(tools.New(tools.Config{Name: "write"}, func(context.Context, pathArgs) (string, error) {
@@ -245,21 +235,11 @@ func TestTruthfulRefusalsThroughLoop(t *testing.T) {
 // range reach a tool's fields exactly from a real stream, and one past a
 // field's range is refused with a validation failure naming the field.
 func TestExactIntegersThroughLoop(t *testing.T) {
-	chunk := func(delta string, finish string) string {
-		f := "null"
-		if finish != "" {
-			f = `"` + finish + `"`
-		}
-		return `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + f + "}]}\n\n"
-	}
-	call := func(i int, id, args string) string {
-		b, _ := json.Marshal(args)
-		return chunk(fmt.Sprintf(`{"tool_calls":[{"index":%d,"id":%q,"type":"function","function":{"name":"ids","arguments":%s}}]}`, i, id, b), "")
-	}
-	body := chunk(`{"role":"assistant","content":""}`, "") +
+	call := func(i int, id, args string) string { return toolChunk(i, id, "ids", args) }
+	body := sseChunk(`{"role":"assistant","content":""}`, "") +
 		call(0, "exact", `{"i64":9223372036854775807,"neg":-9223372036854775808,"u64":18446744073709551615,"odd":9007199254740993,"text":"9223372036854775806"}`) +
 		call(1, "over", `{"i64":9223372036854775808,"neg":0,"u64":0,"odd":0,"text":"0"}`) +
-		chunk(`{}`, "tool_calls") + "data: [DONE]\n\n"
+		sseChunk(`{}`, "tool_calls") + "data: [DONE]\n\n"
 	s := newServer(t, reply{body: body}, reply{fixture: "done-text.sse"})
 	type ids struct {
 		I64  int64  `json:"i64"`
@@ -287,4 +267,20 @@ func TestExactIntegersThroughLoop(t *testing.T) {
 		!strings.Contains(over.Text(), "  - i64: must be an integer from -9223372036854775808 to 9223372036854775807") {
 		t.Fatalf("out of range: %q", over.Text())
 	}
+}
+
+// sseChunk is one Chat Completions stream chunk with the given delta and
+// finish reason ("" for none).
+func sseChunk(delta, finish string) string {
+	f := "null"
+	if finish != "" {
+		f = `"` + finish + `"`
+	}
+	return `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + f + "}]}\n\n"
+}
+
+// toolChunk is a chunk carrying a whole tool call.
+func toolChunk(i int, id, name, args string) string {
+	b, _ := json.Marshal(args)
+	return sseChunk(fmt.Sprintf(`{"tool_calls":[{"index":%d,"id":%q,"type":"function","function":{"name":%q,"arguments":%s}}]}`, i, id, name, b), "")
 }
