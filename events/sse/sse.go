@@ -5,10 +5,16 @@
 // handler, keeps the encoded events in a bounded in-memory replay buffer,
 // and serves them over HTTP: one SSE event per agent event, named after the
 // reference's event type (agent_start, message_update, ...), its data the
-// event's JSON, its id a sequence number. A browser that reconnects sends
-// Last-Event-ID and resumes after that event, without loss or duplicates, as
-// long as the buffer still holds it; otherwise it first receives a "gap"
-// event saying how many events it missed.
+// event's JSON, its id "EPOCH-SEQ": a random epoch per Broker (a restarted
+// server's ids never look like the last one's) and a sequence number. A
+// browser that reconnects sends Last-Event-ID and resumes after that event,
+// without loss or duplicates, as long as the buffer still holds it;
+// otherwise it first receives a "gap" event saying how many events it
+// missed. An id from another epoch, or past the newest event, gets a gap
+// event too, and then everything the buffer holds: never silence.
+//
+// The buffer is bounded by count and by bytes (MaxBytes), and the number of
+// clients by MaxClients (a 503 past it).
 //
 // Publishing never waits for clients: a client too slow to keep up falls
 // behind in the buffer, not the run.
@@ -16,9 +22,12 @@ package sse
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,6 +39,8 @@ const (
 	DefaultCapacity     = 4096
 	DefaultHeartbeat    = 15 * time.Second
 	DefaultWriteTimeout = 30 * time.Second
+	DefaultMaxBytes     = 64 << 20
+	DefaultMaxClients   = 256
 )
 
 // Broker buffers events and serves them as SSE. Create one with New. It is
@@ -44,13 +55,22 @@ type Broker struct {
 	// WriteTimeout drops a client that has not taken a write for this long
 	// (its connection is stuck); 0 means DefaultWriteTimeout.
 	WriteTimeout time.Duration
+	// MaxBytes bounds the encoded events the buffer keeps; 0 means
+	// DefaultMaxBytes. The oldest go first.
+	MaxBytes int
+	// MaxClients bounds the streams served at once; 0 means
+	// DefaultMaxClients. Past it a client gets 503.
+	MaxClients int
 
-	mu     sync.Mutex
-	buf    []entry // ring of the last cap events
-	start  int     // index in buf of the oldest entry
-	next   uint64  // id of the next event (ids start at 1)
-	wake   chan struct{}
-	closed bool
+	epoch   string // this Broker's part of every id
+	mu      sync.Mutex
+	buf     []entry // ring of the last cap events
+	start   int     // index in buf of the oldest entry
+	bytes   int     // encoded bytes in buf
+	next    uint64  // sequence of the next event (from 1)
+	clients int
+	wake    chan struct{}
+	closed  bool
 }
 
 type entry struct {
@@ -65,7 +85,9 @@ func New(capacity int) *Broker {
 	if capacity <= 0 {
 		capacity = DefaultCapacity
 	}
-	return &Broker{buf: make([]entry, 0, capacity), next: 1, wake: make(chan struct{})}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return &Broker{epoch: hex.EncodeToString(b), buf: make([]entry, 0, capacity), next: 1, wake: make(chan struct{})}
 }
 
 // Publish records an event; it is an events.Handler. It never blocks on
@@ -85,14 +107,36 @@ func (b *Broker) Publish(_ context.Context, e events.Event) {
 	if len(b.buf) < cap(b.buf) {
 		b.buf = append(b.buf, en)
 	} else {
+		b.bytes -= len(b.buf[b.start].data)
 		b.buf[b.start] = en
 		b.start = (b.start + 1) % len(b.buf)
 	}
+	b.bytes += len(data)
+	b.trim()
 	if b.CloseOnAgentEnd && e.Type() == events.TypeAgentEnd {
 		b.closed = true
 	}
 	close(b.wake)
 	b.wake = make(chan struct{})
+}
+
+// trim drops the oldest events while the buffer holds more than MaxBytes
+// (always keeping the newest). b.mu is held.
+func (b *Broker) trim() {
+	max := b.MaxBytes
+	if max <= 0 {
+		max = DefaultMaxBytes
+	}
+	for b.bytes > max && len(b.buf) > 1 {
+		// Rebuild the ring without its oldest entry.
+		n := len(b.buf)
+		b.bytes -= len(b.buf[b.start].data)
+		kept := make([]entry, 0, cap(b.buf))
+		for i := 1; i < n; i++ {
+			kept = append(kept, b.buf[(b.start+i)%n])
+		}
+		b.buf, b.start = kept, 0
+	}
 }
 
 // Close ends every stream once its client has received what was published.
@@ -106,7 +150,7 @@ func (b *Broker) Close() {
 	}
 }
 
-// LastID returns the id of the newest event, 0 before the first.
+// LastID returns the sequence of the newest event, 0 before the first.
 func (b *Broker) LastID() uint64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -140,8 +184,13 @@ func (b *Broker) after(id uint64) (out []entry, missed uint64, wake <-chan struc
 // "lastEventId" query parameter (for a page that reloads and remembers its
 // place); without either it starts at the oldest buffered event.
 func (b *Broker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !b.admit() {
+		http.Error(w, "too many clients", http.StatusServiceUnavailable)
+		return
+	}
+	defer b.leave()
 	rc := http.NewResponseController(w)
-	last := lastEventID(r)
+	last, foreign := b.lastEventID(r)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -158,6 +207,9 @@ func (b *Broker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ticker := time.NewTicker(beat)
 	defer ticker.Stop()
 	fmt.Fprint(w, "retry: 1000\n\n")
+	if foreign {
+		fmt.Fprint(w, "event: gap\ndata: {\"missed\":null,\"reason\":\"the last event id is not one of this server's; everything kept follows\"}\n\n")
+	}
 	for {
 		// A client that stops reading is dropped instead of holding this
 		// goroutine forever (if the server supports deadlines).
@@ -167,7 +219,7 @@ func (b *Broker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintf(w, "event: gap\ndata: {\"missed\":%d}\n\n", missed)
 		}
 		for _, en := range batch {
-			fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", en.id, en.name, en.data)
+			fmt.Fprintf(w, "id: %s-%d\nevent: %s\ndata: %s\n\n", b.epoch, en.id, en.name, en.data)
 			last = en.id
 		}
 		if err := rc.Flush(); err != nil || closed {
@@ -185,11 +237,43 @@ func (b *Broker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func lastEventID(r *http.Request) uint64 {
+// admit counts a client in, unless MaxClients are being served.
+func (b *Broker) admit() bool {
+	max := b.MaxClients
+	if max <= 0 {
+		max = DefaultMaxClients
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.clients >= max {
+		return false
+	}
+	b.clients++
+	return true
+}
+
+func (b *Broker) leave() {
+	b.mu.Lock()
+	b.clients--
+	b.mu.Unlock()
+}
+
+// lastEventID reads where a client resumes: the sequence of its
+// Last-Event-ID (or lastEventId query parameter), 0 for a fresh start.
+// foreign reports an id that is not this Broker's: another epoch, a
+// sequence past the newest event, or no id of ours at all.
+func (b *Broker) lastEventID(r *http.Request) (seq uint64, foreign bool) {
 	v := r.Header.Get("Last-Event-ID")
 	if v == "" {
 		v = r.URL.Query().Get("lastEventId")
 	}
-	id, _ := strconv.ParseUint(v, 10, 64)
-	return id
+	if v == "" {
+		return 0, false
+	}
+	epoch, s, ok := strings.Cut(v, "-")
+	seq, err := strconv.ParseUint(s, 10, 64)
+	if !ok || err != nil || epoch != b.epoch || seq > b.LastID() {
+		return 0, true
+	}
+	return seq, false
 }

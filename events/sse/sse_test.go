@@ -19,7 +19,7 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 type frame struct {
-	id, name, data, comment string
+	id, epoch, name, data, comment string
 }
 
 // client reads SSE frames from a server.
@@ -60,7 +60,8 @@ func (c *client) next() (frame, bool) {
 		case strings.HasPrefix(line, ":"):
 			f.comment = strings.TrimSpace(line[1:])
 		case strings.HasPrefix(line, "id: "):
-			f.id = line[4:]
+			_, f.id, _ = strings.Cut(line[4:], "-") // the sequence; the epoch is the Broker's
+			f.epoch, _, _ = strings.Cut(line[4:], "-")
 		case strings.HasPrefix(line, "event: "):
 			f.name = line[7:]
 		case strings.HasPrefix(line, "data: "):
@@ -93,7 +94,7 @@ func TestResumeWithoutLossOrDuplicates(t *testing.T) {
 	for i := 1; i <= 5; i++ {
 		b.Publish(context.Background(), start(fmt.Sprint("c", i)))
 	}
-	c := connect(t, context.Background(), srv.URL, "3")
+	c := connect(t, context.Background(), srv.URL, b.epoch+"-3")
 	for _, want := range []string{"4", "5"} {
 		if f := c.event(t); f.id != want || f.name != "tool_execution_start" {
 			t.Fatalf("got %+v, want id %s", f, want)
@@ -120,7 +121,7 @@ func TestGapWhenBufferOverflowed(t *testing.T) {
 	for i := 1; i <= 10; i++ {
 		b.Publish(context.Background(), start(fmt.Sprint(i)))
 	}
-	c := connect(t, context.Background(), srv.URL, "1")
+	c := connect(t, context.Background(), srv.URL, b.epoch+"-1")
 	if f := c.event(t); f.name != "gap" || f.data != `{"missed":5}` {
 		t.Fatalf("first frame %+v", f)
 	}
@@ -234,5 +235,83 @@ func TestHeartbeatAndCloseOnAgentEnd(t *testing.T) {
 	}
 	if strings.Join(names, ",") != "agent_start,agent_end" {
 		t.Fatalf("events %v", names)
+	}
+}
+
+// TestForeignIDsGetAGapAndEverything: an id from another epoch (a server
+// that restarted), one past the newest event, a huge one and garbage each
+// get a gap event and then everything the buffer holds, never silence.
+func TestForeignIDsGetAGapAndEverything(t *testing.T) {
+	b := New(16)
+	srv := httptest.NewServer(b)
+	defer srv.Close()
+	defer b.Close()
+	for i := 1; i <= 3; i++ {
+		b.Publish(context.Background(), start(fmt.Sprint("c", i)))
+	}
+	for _, id := range []string{"0badf00d-2", b.epoch + "-99", b.epoch + "-18446744073709551615", "18446744073709551615", "junk"} {
+		c := connect(t, context.Background(), srv.URL, id)
+		if f := c.event(t); f.name != "gap" || !strings.Contains(f.data, "not one of this server's") {
+			t.Fatalf("%s: first frame %+v", id, f)
+		}
+		for _, want := range []string{"1", "2", "3"} {
+			if f := c.event(t); f.id != want || f.epoch != b.epoch {
+				t.Fatalf("%s: got %+v, want id %s", id, f, want)
+			}
+		}
+	}
+	if New(1).epoch == b.epoch {
+		t.Fatal("two Brokers share an epoch")
+	}
+}
+
+// TestBufferBoundedByBytes: the replay buffer keeps at most MaxBytes of
+// encoded events (always the newest).
+func TestBufferBoundedByBytes(t *testing.T) {
+	b := New(1000)
+	b.MaxBytes = 2000
+	for i := range 100 {
+		b.Publish(context.Background(), start(fmt.Sprintf("call-%03d", i)))
+	}
+	b.mu.Lock()
+	n, bytes := len(b.buf), b.bytes
+	newest := b.buf[(b.start+n-1)%n].id
+	b.mu.Unlock()
+	if bytes > 2000 || n == 0 || n == 100 || newest != 100 {
+		t.Fatalf("%d events, %d bytes, newest %d", n, bytes, newest)
+	}
+}
+
+// TestMaxClients: past MaxClients a client gets 503; a client that leaves
+// makes room.
+func TestMaxClients(t *testing.T) {
+	b := New(4)
+	b.MaxClients = 1
+	srv := httptest.NewServer(b)
+	defer srv.Close()
+	defer b.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	connect(t, ctx, srv.URL, "") // admitted: its headers arrived
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("second client: %d", resp.StatusCode)
+	}
+	cancel()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b.mu.Lock()
+		n := b.clients
+		b.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first client was not let go")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -8,7 +8,7 @@ const stopBtn = document.getElementById("stop");
 const form = document.getElementById("composer");
 const input = document.getElementById("input");
 
-let lastId = 0;            // ids at or below this were already applied
+let epoch = "", lastSeq = 0; // events of this epoch at or below lastSeq were already applied
 let bubble = null;         // the assistant message being streamed
 let toolsBox = null;       // the tool cards of the current turn
 const cards = new Map();   // toolCallId -> card element
@@ -90,9 +90,14 @@ function connect() {
   const source = new EventSource("/api/events");
   for (const name of Object.keys(handlers)) {
     source.addEventListener(name, (msg) => {
-      const id = Number(msg.lastEventId);
-      if (id && id <= lastId) return; // never apply an event twice
-      if (id) lastId = id;
+      // Ids are "EPOCH-SEQ": a restarted server has a new epoch.
+      const [e, s] = (msg.lastEventId || "").split("-");
+      const seq = Number(s);
+      if (e && seq) {
+        if (e === epoch && seq <= lastSeq) return; // never apply an event twice
+        epoch = e;
+        lastSeq = seq;
+      }
       handlers[name](JSON.parse(msg.data));
     });
   }
