@@ -12,6 +12,7 @@ import (
 // each event using the fields it has.
 type wire struct {
 	Type                  Type                          `json:"type"`
+	V                     int                           `json:"v,omitempty"` // the wire version (MarshalWire)
 	Messages              []json.RawMessage             `json:"messages,omitempty"`
 	Message               json.RawMessage               `json:"message,omitempty"`
 	ToolResults           []providers.ToolResultMessage `json:"toolResults,omitempty"`
@@ -73,6 +74,50 @@ func Marshal(e Event) ([]byte, error) {
 		return append(b[:len(b)-1], []byte(`,"messages":[]}`)...), nil
 	}
 	return b, nil
+}
+
+// WireVersion is the version of the wire form MarshalWire writes.
+const WireVersion = 1
+
+// MarshalWire encodes an event for the wire (Server-Sent Events, NATS):
+// what Marshal writes, with "v": WireVersion, except that a message_update
+// carries only the change, not the message so far, so that a streamed
+// answer costs bytes in proportion to its length, not its square.
+//
+// The wire form, version 1, one JSON object per event:
+//
+//	agent_start, turn_start      {"type", "v"}
+//	message_start, message_end   {"type", "v", "message"}            the whole message
+//	message_update               {"type", "v", "assistantMessageEvent": {
+//	                                "type": "text_delta" | "thinking_delta" | "toolcall_delta" | ...,
+//	                                "contentIndex", "delta"?, "content"? (on *_end),
+//	                                "toolCall"? (on toolcall_start: id and name; on toolcall_end: the call)}}
+//	tool_execution_start         {"type", "v", "toolCallId", "toolName", "args"}
+//	tool_execution_update        {"type", "v", "toolCallId", "toolName", "args", "partialResult"}
+//	tool_execution_end           {"type", "v", "toolCallId", "toolName", "result", "isError"}
+//	turn_end                     {"type", "v", "message", "toolResults"}
+//	agent_end                    {"type", "v", "messages"}
+//
+// A consumer rebuilds the message in flight from its message_start and
+// the deltas that follow (Unmarshal gives a MessageUpdate whose
+// Stream.Message is nil); message_end carries the final message whole.
+func MarshalWire(e Event) ([]byte, error) {
+	if u, ok := e.(MessageUpdate); ok {
+		ev := u.Stream
+		if ev.Type == providers.StreamToolCallStart && ev.Message != nil && ev.ContentIndex < len(ev.Message.Content) {
+			if tc, ok := ev.Message.Content[ev.ContentIndex].(providers.ToolCall); ok {
+				ev.ToolCall = &providers.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: map[string]any{}}
+			}
+		}
+		ev.Message = nil
+		return json.Marshal(wire{Type: TypeMessageUpdate, V: WireVersion, AssistantMessageEvent: &ev})
+	}
+	b, err := Marshal(e)
+	if err != nil || len(b) < 2 {
+		return b, err
+	}
+	// Marshal's output starts {"type":...; the version goes in front.
+	return append([]byte(`{"v":1,`), b[1:]...), nil
 }
 
 func nonNil(m map[string]any) map[string]any {

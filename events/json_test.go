@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/agentloop/agentloop/providers"
@@ -120,4 +121,44 @@ func FuzzUnmarshal(f *testing.F) {
 			t.Fatalf("round trip changed the event (%v):\n%s\n%s", err, first, second)
 		}
 	})
+}
+
+// TestMarshalWire: the wire form carries a message_update's change only,
+// with the version, and decodes back to the same change; the other events
+// are Marshal's with the version.
+func TestMarshalWire(t *testing.T) {
+	b := providers.NewBuilder(providers.Model{ID: "m"})
+	b.Start()
+	b.TextStart()
+	b.TextDelta(strings.Repeat("long text ", 100))
+	delta := b.TextDelta("more")
+	raw, err := MarshalWire(MessageUpdate{Stream: delta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) > 200 || !strings.Contains(string(raw), `"v":1`) || strings.Contains(string(raw), "long text") {
+		t.Fatalf("wire message_update carries more than its change: %s", raw)
+	}
+	back, err := Unmarshal(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := back.(MessageUpdate).Stream
+	if got.Type != providers.StreamTextDelta || got.Delta != "more" || got.ContentIndex != delta.ContentIndex || got.Message != nil {
+		t.Fatalf("decoded %+v", got)
+	}
+	start := b.ToolCallStart("c1", "read")
+	raw, _ = MarshalWire(MessageUpdate{Stream: start})
+	if back, err := Unmarshal(raw); err != nil || back.(MessageUpdate).Stream.ToolCall.Name != "read" || back.(MessageUpdate).Stream.ToolCall.ID != "c1" {
+		t.Fatalf("toolcall_start: %s %v", raw, err)
+	}
+	for _, e := range sampleEvents() {
+		raw, err := MarshalWire(e)
+		if err != nil || !strings.Contains(string(raw), `"v":1`) {
+			t.Fatalf("%s: %s %v", e.Type(), raw, err)
+		}
+		if _, err := Unmarshal(raw); err != nil {
+			t.Fatalf("%s: %v", e.Type(), err)
+		}
+	}
 }

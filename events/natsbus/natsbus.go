@@ -8,8 +8,8 @@
 //	agentloop.runs.<run>.events    every event of the run, in order
 //	agentloop.runs.<run>.control   commands for the run: prompt, steer, follow_up, abort
 //
-// An event message's data is the event's JSON (package events' encoding,
-// the reference's names); its headers carry the event type
+// An event message's data is the event's wire JSON (events.MarshalWire:
+// the reference's names; a message_update carries only its change); its headers carry the event type
 // (Agentloop-Type), the run id (Agentloop-Run) and the run's own sequence
 // number (Agentloop-Seq, from 1, continued by a publisher that restarts
 // for the run). The publisher sets Nats-Msg-Id to "<run>-<seq>", so a
@@ -213,7 +213,7 @@ func lastSeq(ctx context.Context, js jetstream.JetStream, runID string) (uint64,
 // Publish queues e to be published. It returns at once unless the queue
 // is full, and then waits at most QueueWait.
 func (p *Publisher) Publish(_ context.Context, e events.Event) {
-	data, err := events.Marshal(e)
+	data, err := events.MarshalWire(e)
 	if err == nil && len(data) > p.opts.MaxEventBytes {
 		err = fmt.Errorf("the event's JSON is %d bytes, more than MaxEventBytes (%d)", len(data), p.opts.MaxEventBytes)
 	}

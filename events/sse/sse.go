@@ -5,7 +5,8 @@
 // handler, keeps the encoded events in a bounded in-memory replay buffer,
 // and serves them over HTTP: one SSE event per agent event, named after the
 // reference's event type (agent_start, message_update, ...), its data the
-// event's JSON, its id "EPOCH-SEQ": a random epoch per Broker (a restarted
+// event's wire JSON (events.MarshalWire: a message_update carries only its
+// change), its id "EPOCH-SEQ": a random epoch per Broker (a restarted
 // server's ids never look like the last one's) and a sequence number. A
 // browser that reconnects sends Last-Event-ID and resumes after that event,
 // without loss or duplicates, as long as the buffer still holds it;
@@ -93,7 +94,7 @@ func New(capacity int) *Broker {
 // Publish records an event; it is an events.Handler. It never blocks on
 // clients. Events that fail to encode are dropped.
 func (b *Broker) Publish(_ context.Context, e events.Event) {
-	data, err := events.Marshal(e)
+	data, err := events.MarshalWire(e)
 	if err != nil {
 		return
 	}

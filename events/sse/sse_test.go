@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,6 +15,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentloop/agentloop/events"
+	"github.com/agentloop/agentloop/loop"
+	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/faux"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -313,5 +317,41 @@ func TestMaxClients(t *testing.T) {
 			t.Fatal("the first client was not let go")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestWireBytesGrowWithTheText: a 100 KB answer streamed in 4-character
+// pieces costs at most 4 times its length on the wire plus a fixed cost per
+// event (it cost the square: every update carried the message so far).
+func TestWireBytesGrowWithTheText(t *testing.T) {
+	answer := strings.Repeat("abcd", 25000) // 100,000 bytes
+	p := &faux.Provider{ChunkSize: 4}
+	p.Push(faux.Reply(faux.Text(answer)))
+	b := New(100000)
+	b.CloseOnAgentEnd = true
+	srv := httptest.NewServer(b)
+	defer srv.Close()
+	var n int
+	handler := func(ctx context.Context, e events.Event) {
+		b.Publish(ctx, e)
+		n++
+	}
+	if _, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("go")}, loop.Conversation{},
+		loop.Config{Provider: p, Model: providers.Model{ID: "m"}}, handler); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := 4*len(answer) + 200*n
+	t.Logf("%d events; wire %d bytes (bound %d)", n, len(body), bound)
+	if len(body) > bound {
+		t.Fatalf("%d bytes on the wire for a %d-byte answer in %d events", len(body), len(answer), n)
 	}
 }

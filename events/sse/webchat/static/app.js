@@ -42,7 +42,9 @@ const handlers = {
     }
   },
   message_update(e) {
-    if (bubble) bubble.textContent = textOf(e.message.content);
+    // The wire carries the change only: text deltas append to the bubble.
+    const d = e.assistantMessageEvent;
+    if (bubble && d && d.type === "text_delta") bubble.textContent += d.delta;
     scroll();
   },
   message_end(e) {
