@@ -25,6 +25,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -183,7 +184,11 @@ func (b *Broker) after(id uint64) (out []entry, missed uint64, wake <-chan struc
 // ServeHTTP streams events to one client until it goes away or the broker
 // closes. It resumes after the Last-Event-ID header, or after the
 // "lastEventId" query parameter (for a page that reloads and remembers its
-// place); without either it starts at the oldest buffered event.
+// place). Without either (a page load), it replays the buffer compacted:
+// the updates of messages that ended are left out (their message_end
+// carries them whole) and the consecutive deltas of the message in flight
+// are merged, so a reload downloads in proportion to the transcript, not to
+// the number of events; then it follows live.
 func (b *Broker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !b.admit() {
 		http.Error(w, "too many clients", http.StatusServiceUnavailable)
@@ -207,6 +212,7 @@ func (b *Broker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ticker := time.NewTicker(beat)
 	defer ticker.Stop()
+	fresh := last == 0 // a first connection (or a foreign id): replay compacted
 	fmt.Fprint(w, "retry: 1000\n\n")
 	if foreign {
 		fmt.Fprint(w, "event: gap\ndata: {\"missed\":null,\"reason\":\"the last event id is not one of this server's; everything kept follows\"}\n\n")
@@ -216,6 +222,9 @@ func (b *Broker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// goroutine forever (if the server supports deadlines).
 		_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
 		batch, missed, wake, closed := b.after(last)
+		if fresh {
+			batch, fresh = compact(batch), false
+		}
 		if missed > 0 {
 			fmt.Fprintf(w, "event: gap\ndata: {\"missed\":%d}\n\n", missed)
 		}
@@ -277,4 +286,75 @@ func (b *Broker) lastEventID(r *http.Request) (seq uint64, foreign bool) {
 		return 0, true
 	}
 	return seq, false
+}
+
+// compact shortens a replay for a client that starts from nothing: it
+// drops the message_update events of every message whose message_end
+// follows, and merges runs of deltas of one block of the message still in
+// flight into one delta (carrying the id of the last). The client sees the
+// same messages with far fewer events. It costs one pass over the batch.
+func compact(batch []entry) []entry {
+	lastEnd := -1
+	for i, en := range batch {
+		if en.name == string(events.TypeMessageEnd) {
+			lastEnd = i
+		}
+	}
+	out := make([]entry, 0, len(batch))
+	var run struct {
+		head  wireDelta // the first delta of the run
+		text  strings.Builder
+		last  uint64 // the id of the run's last delta
+		count int
+	}
+	flush := func() {
+		if run.count == 0 {
+			return
+		}
+		run.head.AssistantMessageEvent.Delta = run.text.String()
+		if data, err := json.Marshal(run.head); err == nil {
+			out = append(out, entry{id: run.last, name: string(events.TypeMessageUpdate), data: data})
+		}
+		run.count = 0
+		run.text.Reset()
+	}
+	for i, en := range batch {
+		if en.name != string(events.TypeMessageUpdate) {
+			flush()
+			out = append(out, en)
+			continue
+		}
+		if i < lastEnd {
+			continue // its message ended: message_end has it whole
+		}
+		var d wireDelta
+		if json.Unmarshal(en.data, &d) != nil || !strings.HasSuffix(d.AssistantMessageEvent.Type, "_delta") {
+			flush()
+			out = append(out, en)
+			continue
+		}
+		e := d.AssistantMessageEvent
+		if run.count > 0 && (e.Type != run.head.AssistantMessageEvent.Type || e.ContentIndex != run.head.AssistantMessageEvent.ContentIndex) {
+			flush()
+		}
+		if run.count == 0 {
+			run.head = d
+		}
+		run.text.WriteString(e.Delta)
+		run.last = en.id
+		run.count++
+	}
+	flush()
+	return out
+}
+
+// wireDelta is the part of a wire message_update that merging reads.
+type wireDelta struct {
+	Type                  events.Type `json:"type"`
+	V                     int         `json:"v"`
+	AssistantMessageEvent struct {
+		Type         string `json:"type"`
+		ContentIndex int    `json:"contentIndex"`
+		Delta        string `json:"delta"`
+	} `json:"assistantMessageEvent"`
 }

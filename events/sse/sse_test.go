@@ -355,3 +355,47 @@ func TestWireBytesGrowWithTheText(t *testing.T) {
 		t.Fatalf("%d bytes on the wire for a %d-byte answer in %d events", len(body), len(answer), n)
 	}
 }
+
+// TestReloadMidRunDownloadsTheTranscript: a page that loads in the middle
+// of a long streamed answer gets the message so far as one merged delta,
+// not one event per piece; a client resuming from an id still gets every
+// event after it.
+func TestReloadMidRunDownloadsTheTranscript(t *testing.T) {
+	b := New(100000)
+	srv := httptest.NewServer(b)
+	defer srv.Close()
+	bl := providers.NewBuilder(providers.Model{ID: "m"})
+	ctx := context.Background()
+	user := providers.NewUserText("go")
+	b.Publish(ctx, events.AgentStart{})
+	b.Publish(ctx, events.MessageStart{Message: user})
+	b.Publish(ctx, events.MessageEnd{Message: user})
+	b.Publish(ctx, events.MessageStart{Message: *bl.Start().Message})
+	bl.TextStart()
+	for range 25000 {
+		b.Publish(ctx, events.MessageUpdate{Stream: bl.TextDelta("abcd")})
+	}
+	b.Close() // the streams end with what was published: the run "so far"
+	read := func(lastID string) (int, string) {
+		req, _ := http.NewRequest("GET", srv.URL, nil)
+		if lastID != "" {
+			req.Header.Set("Last-Event-ID", lastID)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return len(body), string(body)
+	}
+	n, body := read("")
+	if n > 2*100000+2000 || !strings.Contains(body, strings.Repeat("abcd", 25000)) || strings.Count(body, "event: message_update") != 1 {
+		t.Fatalf("a page load mid-run downloaded %d bytes in %d updates", n, strings.Count(body, "event: message_update"))
+	}
+	resumed, rbody := read(b.epoch + "-4")
+	if strings.Count(rbody, "event: message_update") != 25000 {
+		t.Fatalf("a resuming client got %d updates (%d bytes)", strings.Count(rbody, "event: message_update"), resumed)
+	}
+	t.Logf("page load mid-run: %d bytes; resuming from the message's start: %d bytes", n, resumed)
+}
