@@ -100,7 +100,8 @@ const WireVersion = 1
 //
 // A consumer rebuilds the message in flight from its message_start and
 // the deltas that follow (Unmarshal gives a MessageUpdate whose
-// Stream.Message is nil); message_end carries the final message whole.
+// Stream.Message is nil; an Assembler does the rebuilding); message_end
+// carries the final message whole.
 func MarshalWire(e Event) ([]byte, error) {
 	if u, ok := e.(MessageUpdate); ok {
 		ev := u.Stream

@@ -162,3 +162,58 @@ func TestMarshalWire(t *testing.T) {
 		}
 	}
 }
+
+// TestAssemblerRebuildsFromTheWire: the events of a streamed message, sent
+// in the wire form and read back, rebuild the message in flight: the same
+// text, thinking and tool calls as the in-process snapshots.
+func TestAssemblerRebuildsFromTheWire(t *testing.T) {
+	b := providers.NewBuilder(providers.Model{ID: "m", Provider: "p"})
+	var evs []providers.StreamEvent
+	add := func(e providers.StreamEvent) { evs = append(evs, e) }
+	start := b.Start()
+	add(b.ThinkingDelta("let me "))
+	add(b.ThinkingDelta("think"))
+	add(b.ThinkingEnd("sig"))
+	add(b.TextStart())
+	add(b.TextDelta("Hel"))
+	add(b.TextDelta("lo"))
+	add(b.TextEnd())
+	call := b.ToolCallStart("c1", "read")
+	add(call)
+	add(b.ToolCallDeltaAt(call.ContentIndex, `{"path":`, nil))
+	add(b.ToolCallDeltaAt(call.ContentIndex, `"a.go"}`, nil))
+	add(b.ToolCallEndAt(call.ContentIndex, map[string]any{"path": "a.go"}, true))
+
+	var a Assembler
+	if a.Message() != nil {
+		t.Fatal("a message before message_start")
+	}
+	a.Add(MessageStart{Message: *start.Message})
+	for _, ev := range evs {
+		raw, err := MarshalWire(MessageUpdate{Stream: ev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := Unmarshal(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Add(back)
+		got, want := a.Message(), ev.Message
+		if len(got.Content) != len(want.Content) || got.Text() != want.Text() {
+			t.Fatalf("after %s: %+v, want %+v", ev.Type, got.Content, want.Content)
+		}
+	}
+	got := a.Message()
+	if th := got.Content[0].(providers.Thinking); th.Thinking != "let me think" {
+		t.Fatalf("thinking %q", th.Thinking)
+	}
+	tc := got.Content[2].(providers.ToolCall)
+	if tc.ID != "c1" || tc.Name != "read" || tc.RawArguments != `{"path":"a.go"}` || tc.Arguments["path"] != "a.go" || tc.Incomplete {
+		t.Fatalf("tool call %+v", tc)
+	}
+	a.Add(MessageEnd{Message: *got})
+	if a.Message() != nil {
+		t.Fatal("a message after message_end")
+	}
+}
