@@ -3,7 +3,6 @@ package tools
 import (
 	"encoding/json"
 	"math"
-	"math/big"
 	"reflect"
 	"sort"
 	"strings"
@@ -395,22 +394,12 @@ func equalJSON(a, b any) bool {
 	case string:
 		y, ok := b.(string)
 		return ok && x == y
-	case float64:
-		switch y := b.(type) {
-		case float64:
-			return x == y
-		case json.Number:
-			return sameNumber(y, x)
-		}
-		return false
-	case json.Number:
-		switch y := b.(type) {
-		case json.Number:
-			return sameNumber(x, jsonnum.Float(y)) && bigInt(x).Cmp(bigInt(y)) == 0
-		case float64:
-			return sameNumber(x, y)
-		}
-		return false
+	case float64, json.Number:
+		// Numbers compare as float64s, as google/jsonschema-go compares
+		// them (a schema's own numbers reach it as float64s).
+		fx, okx := asFloat(x)
+		fy, oky := asFloat(b)
+		return okx && oky && fx == fy
 	case bool:
 		y, ok := b.(bool)
 		return ok && x == y
@@ -433,20 +422,13 @@ func hasDuplicate(a []any) bool {
 
 func itoa(i int) string { return jsString(float64(i)) }
 
-// sameNumber reports whether a big integer and a float64 are the same
-// number, exactly.
-func sameNumber(n json.Number, f float64) bool {
-	if f != math.Trunc(f) || math.IsInf(f, 0) {
-		return false
+// asFloat returns a number's float64; big integers round.
+func asFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case json.Number:
+		return jsonnum.Float(x), true
 	}
-	fi, _ := new(big.Float).SetFloat64(f).Int(nil)
-	return bigInt(n).Cmp(fi) == 0
-}
-
-func bigInt(n json.Number) *big.Int {
-	i, ok := new(big.Int).SetString(string(n), 10)
-	if !ok {
-		return new(big.Int)
-	}
-	return i
+	return 0, false
 }

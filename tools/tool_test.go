@@ -210,3 +210,24 @@ func TestSchemaSafety(t *testing.T) {
 		t.Fatalf("deep value: %d bytes of error", len(fmt.Sprint(err)))
 	}
 }
+
+// TestBigIntegersInEnumsAgreeWithGoogle: a schema's numbers reach the
+// validator as float64s, so enum and const compare big integers as
+// float64s, and the checker's verdict is google/jsonschema-go's.
+func TestBigIntegersInEnumsAgreeWithGoogle(t *testing.T) {
+	tool := Must(NewJSON(Config{Name: "t"}, json.RawMessage(`{"type":"object","properties":{"n":{"enum":[9007199254740993]},"c":{"const":18446744073709551615}}}`), noop))
+	for _, args := range []map[string]any{
+		{"n": json.Number("9007199254740993"), "c": json.Number("18446744073709551615")},
+		{"n": json.Number("9007199254740992")},
+		{"n": 9007199254740992.0},
+		{"n": json.Number("9007199254741000")},
+		{"c": json.Number("18446744073709551614")},
+		{"c": 1.0},
+	} {
+		v, _ := cloneDepth(map[string]any(args), maxDepth)
+		google := tool.resolved.Validate(googleView(v)) == nil
+		if !tool.decides || tool.root.valid(v) != google {
+			t.Errorf("%v: checker says %v, google %v", args, !google, google)
+		}
+	}
+}
