@@ -27,8 +27,11 @@ type wire struct {
 
 // Marshal encodes an event as JSON with the reference's type name and
 // field names.
-func Marshal(e Event) ([]byte, error) {
-	w := wire{Type: e.Type()}
+func Marshal(e Event) ([]byte, error) { return marshal(e, 0) }
+
+// marshal encodes e with the version field v (0 leaves it out).
+func marshal(e Event, v int) ([]byte, error) {
+	w := wire{Type: e.Type(), V: v}
 	var err error
 	switch e := e.(type) {
 	case AgentEnd:
@@ -113,12 +116,7 @@ func MarshalWire(e Event) ([]byte, error) {
 		ev.Message = nil
 		return json.Marshal(wire{Type: TypeMessageUpdate, V: WireVersion, AssistantMessageEvent: &ev})
 	}
-	b, err := Marshal(e)
-	if err != nil || len(b) < 2 {
-		return b, err
-	}
-	// Marshal's output starts {"type":...; the version goes in front.
-	return append([]byte(`{"v":1,`), b[1:]...), nil
+	return marshal(e, WireVersion)
 }
 
 func nonNil(m map[string]any) map[string]any {

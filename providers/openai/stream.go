@@ -84,7 +84,7 @@ func (s *streamer) run(ctx context.Context, body []byte) {
 		}
 		var c chunk
 		if err := json.Unmarshal(ev.data, &c); err != nil {
-			s.fail(ctx, fmt.Errorf("malformed stream chunk: %w", err))
+			s.fail(ctx, fmt.Errorf("%w: %w", errMalformed, err))
 			return
 		}
 		if !s.chunk(c) {
@@ -111,7 +111,10 @@ func (s *streamer) run(ctx context.Context, body []byte) {
 	s.done()
 }
 
-var errIncomplete = errors.New("the stream ended before the response was complete")
+var (
+	errIncomplete = errors.New("the stream ended before the response was complete")
+	errMalformed  = errors.New("malformed stream chunk")
+)
 
 // streamError is an error the server reported inside a stream.
 type streamError struct{ message string }
@@ -264,10 +267,8 @@ func describe(err error, redact func(string) string) string {
 	var se *streamError
 	var le *limitError
 	switch {
-	case errors.As(err, &se), errors.As(err, &le), errors.Is(err, errIncomplete),
+	case errors.As(err, &se), errors.As(err, &le), errors.Is(err, errIncomplete), errors.Is(err, errMalformed),
 		errors.Is(err, errIdleTimeout), errors.Is(err, errHeaderTimeout), errors.Is(err, errCompressed):
-		return err.Error()
-	case strings.HasPrefix(err.Error(), "malformed stream chunk"):
 		return err.Error()
 	}
 	return "stream failed: " + err.Error()
