@@ -333,9 +333,7 @@ func (t *Tool) Check(args map[string]any) (*Invocation, error) {
 		}
 		return nil, err
 	}
-	inv := &Invocation{tool: t, bound: bound, checked: checked}
-	inv.once.Do(func() {})
-	return inv, nil
+	return &Invocation{tool: t, bound: bound, checked: checked}, nil
 }
 
 // Args returns a copy of the checked arguments as JSON values: what the
@@ -343,9 +341,12 @@ func (t *Tool) Check(args map[string]any) (*Invocation, error) {
 // nothing else.
 func (inv *Invocation) Args() map[string]any {
 	inv.once.Do(func() {
-		// The one-pass path decoded straight into the body's type; the
-		// general path gives the same verdict and values (FuzzPrepareBound).
-		inv.checked, _ = inv.tool.prepare(inv.raw)
+		if inv.checked == nil {
+			// The one-pass path decoded straight into the body's type; the
+			// general path gives the same verdict and values
+			// (FuzzPrepareBound).
+			inv.checked, _ = inv.tool.prepare(inv.raw)
+		}
 	})
 	m, _ := clone(inv.checked).(map[string]any)
 	return m
