@@ -92,9 +92,25 @@ type Agent struct {
 	followUp []providers.Message
 	active   *activeRun
 	// Run state, folded from events.
-	streaming providers.Message
+	streaming inflight
 	pending   []string
 	errorMsg  string
+}
+
+// inflight is the message being streamed: the message its start announced,
+// then the last update, whose partial message is put together only when
+// State asks for it (so following a stream costs the agent O(1) an event).
+type inflight struct {
+	start  providers.Message
+	update providers.StreamEvent
+}
+
+// message is the message in flight, or nil.
+func (f inflight) message() providers.Message {
+	if m := f.update.Partial(); m != nil {
+		return *m
+	}
+	return f.start
 }
 
 type activeRun struct {
@@ -239,7 +255,7 @@ func (a *Agent) start(ctx context.Context, skipFirstSteeringPoll bool) (*run, lo
 	rctx, cancel := context.WithCancel(ctx)
 	r := &run{ctx: rctx, active: &activeRun{cancel: cancel, done: make(chan struct{})}}
 	a.active = r.active
-	a.streaming, a.pending, a.errorMsg = nil, nil, ""
+	a.streaming, a.pending, a.errorMsg = inflight{}, nil, ""
 	o := a.opts
 	c := loop.Conversation{SystemPrompt: o.SystemPrompt, Messages: slices.Clip(slices.Clone(a.messages)), Tools: slices.Clone(o.Tools)}
 	cfg := o.Config
@@ -275,7 +291,7 @@ func (a *Agent) finish(r *run, body func(events.Handler) error) error {
 	}
 	defer func() {
 		a.mu.Lock()
-		a.streaming, a.pending, a.active = nil, nil, nil
+		a.streaming, a.pending, a.active = inflight{}, nil, nil
 		a.mu.Unlock()
 		r.active.cancel()
 		close(r.active.done)
@@ -289,13 +305,11 @@ func (a *Agent) reduce(e events.Event) {
 	defer a.mu.Unlock()
 	switch e := e.(type) {
 	case events.MessageStart:
-		a.streaming = e.Message
+		a.streaming = inflight{start: e.Message}
 	case events.MessageUpdate:
-		if e.Stream.Message != nil {
-			a.streaming = *e.Stream.Message
-		}
+		a.streaming.update = e.Stream
 	case events.MessageEnd:
-		a.streaming = nil
+		a.streaming = inflight{}
 		a.messages = append(a.messages, e.Message)
 	case events.ToolExecutionStart:
 		a.pending = append(slices.Clip(a.pending), e.ToolCallID)
@@ -308,7 +322,7 @@ func (a *Agent) reduce(e events.Event) {
 			a.errorMsg = e.Message.ErrorMessage
 		}
 	case events.AgentEnd:
-		a.streaming = nil
+		a.streaming = inflight{}
 	}
 }
 

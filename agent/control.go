@@ -99,7 +99,7 @@ func (a *Agent) Reset() error {
 		return ErrBusy
 	}
 	a.messages, a.steering, a.followUp = nil, nil, nil
-	a.streaming, a.pending, a.errorMsg = nil, nil, ""
+	a.streaming, a.pending, a.errorMsg = inflight{}, nil, ""
 	return nil
 }
 
@@ -182,7 +182,7 @@ func (a *Agent) State() State {
 	defer a.mu.Unlock()
 	return State{
 		SystemPrompt: a.opts.SystemPrompt, Model: a.opts.Model, Tools: slices.Clone(a.opts.Tools),
-		Messages: slices.Clone(a.messages), IsStreaming: a.active != nil, StreamingMessage: a.streaming,
+		Messages: slices.Clone(a.messages), IsStreaming: a.active != nil, StreamingMessage: a.streaming.message(),
 		PendingToolCalls: slices.Clone(a.pending), ErrorMessage: a.errorMsg,
 	}
 }

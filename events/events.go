@@ -70,8 +70,9 @@ type MessageStart struct {
 
 // MessageUpdate carries one streamed step of the assistant's response.
 type MessageUpdate struct {
-	// Stream is the provider's event; Stream.Message is an immutable
-	// snapshot of the message so far.
+	// Stream is the provider's event; Stream.Partial() is the message so
+	// far, put together when asked for (the event itself holds only a
+	// reference, so a handler that never asks pays nothing).
 	Stream providers.StreamEvent
 }
 

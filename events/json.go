@@ -54,8 +54,8 @@ func marshal(e Event, v int) ([]byte, error) {
 	case MessageEnd:
 		w.Message, err = json.Marshal(e.Message)
 	case MessageUpdate:
-		if e.Stream.Message != nil {
-			w.Message, err = json.Marshal(e.Stream.Message)
+		if m := e.Stream.Partial(); m != nil {
+			w.Message, err = json.Marshal(m)
 		}
 		w.AssistantMessageEvent = &e.Stream
 	case ToolExecutionStart:
@@ -103,17 +103,20 @@ const WireVersion = 1
 //
 // A consumer rebuilds the message in flight from its message_start and
 // the deltas that follow (Unmarshal gives a MessageUpdate whose
-// Stream.Message is nil; an Assembler does the rebuilding); message_end
+// Partial is nil; an Assembler does the rebuilding); message_end
 // carries the final message whole.
 func MarshalWire(e Event) ([]byte, error) {
 	if u, ok := e.(MessageUpdate); ok {
-		ev := u.Stream
-		if ev.Type == providers.StreamToolCallStart && ev.Message != nil && ev.ContentIndex < len(ev.Message.Content) {
-			if tc, ok := ev.Message.Content[ev.ContentIndex].(providers.ToolCall); ok {
-				ev.ToolCall = &providers.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: map[string]any{}}
+		in := u.Stream
+		ev := providers.StreamEvent{Type: in.Type, ContentIndex: in.ContentIndex, Delta: in.Delta, Content: in.Content,
+			ToolCall: in.ToolCall, Reason: in.Reason}
+		if ev.Type == providers.StreamToolCallStart && ev.ToolCall == nil {
+			if m := in.Partial(); m != nil && ev.ContentIndex < len(m.Content) {
+				if tc, ok := m.Content[ev.ContentIndex].(providers.ToolCall); ok {
+					ev.ToolCall = &providers.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: map[string]any{}}
+				}
 			}
 		}
-		ev.Message = nil
 		return json.Marshal(wire{Type: TypeMessageUpdate, V: WireVersion, AssistantMessageEvent: &ev})
 	}
 	return marshal(e, WireVersion)

@@ -476,7 +476,7 @@ func TestEventsAreImmutable(t *testing.T) {
 	sink := func(_ context.Context, e events.Event) {
 		if u, ok := e.(events.MessageUpdate); ok {
 			kept = append(kept, u)
-			texts = append(texts, mustJSON(u.Stream.Message))
+			texts = append(texts, mustJSON(u.Stream.Partial()))
 		}
 	}
 	_, err := Run(context.Background(), []providers.Message{providers.NewUserText("go")}, Conversation{Tools: []*tools.Tool{echoTool(t, "echo", nil)}}, cfgFor(p), sink)
@@ -487,7 +487,7 @@ func TestEventsAreImmutable(t *testing.T) {
 		t.Fatalf("only %d updates", len(kept))
 	}
 	for i, u := range kept {
-		if got := mustJSON(u.Stream.Message); got != texts[i] {
+		if got := mustJSON(u.Stream.Partial()); got != texts[i] {
 			t.Fatalf("update %d changed after it was published", i)
 		}
 	}

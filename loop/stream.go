@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"fmt"
 	"iter"
 
@@ -61,12 +62,12 @@ func (r *run) streamAssistant() (providers.AssistantMessage, error) {
 		return providers.AssistantMessage{}, fmt.Errorf("loop: provider: %w", err)
 	}
 	st := r.consume(seq)
-	a := r.finalMessage(st.final, st.partial)
+	a := r.finalMessage(st.final, cmp.Or(st.last.Partial(), st.start))
 	if st.final == nil && st.fault != nil {
 		a.ErrorMessage = "provider failed: " + st.fault.Error()
 	}
 	var boxed providers.Message = a
-	if !st.started {
+	if st.start == nil {
 		r.emit(events.MessageStart{Message: boxed})
 	}
 	r.append(boxed)
@@ -76,10 +77,10 @@ func (r *run) streamAssistant() (providers.AssistantMessage, error) {
 
 // streamed is what consume saw of one response.
 type streamed struct {
-	started bool
-	partial *providers.AssistantMessage // the last snapshot
-	final   *providers.AssistantMessage // from done or error
-	fault   error                       // the provider panicked
+	start *providers.AssistantMessage // from start
+	last  providers.StreamEvent       // the last update
+	final *providers.AssistantMessage // from done or error
+	fault error                       // the provider panicked
 }
 
 // consume reads the provider's events, publishing the start and updates,
@@ -114,15 +115,15 @@ func (r *run) onStreamEvent(ev providers.StreamEvent) bool {
 	}
 	switch ev.Type {
 	case providers.StreamStart:
-		if !st.started && ev.Message != nil {
-			st.started, st.partial = true, ev.Message
+		if st.start == nil && ev.Message != nil {
+			st.start = ev.Message
 			r.emit(events.MessageStart{Message: *ev.Message})
 		}
 	case providers.StreamDone, providers.StreamError:
 		st.final = ev.Message
 	default:
-		if st.started && ev.Message != nil {
-			st.partial = ev.Message
+		if st.start != nil {
+			st.last = ev
 			r.emit(events.MessageUpdate{Stream: ev})
 		}
 	}

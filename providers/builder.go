@@ -4,19 +4,24 @@ import "strings"
 
 // Builder assembles a streamed assistant message and produces the
 // [StreamEvent] values that describe it. Providers use it so that every
-// event carries an immutable snapshot of the message at little cost: text
-// grows in append-only buffers, so a snapshot shares the bytes already
-// written instead of copying them, and earlier snapshots never change.
+// event can give the message as it stood at that event ([StreamEvent.Partial])
+// while a stream of n events costs O(n) in all: an event carries only a
+// reference into the builder's history, and the message is put together
+// when someone asks for it. Text grows in append-only buffers, so a
+// partial message shares the bytes already written; a block's earlier
+// states are kept, so earlier events' messages never change.
 //
 // Call Start first, then open, extend and end blocks, and finish with Done
 // or Fail. One text or thinking block is open at a time (opening a block
 // closes it); tool calls may stay open side by side, for providers that
 // interleave their argument fragments, and are addressed by content index.
-// A Builder is used by one goroutine.
+// A Builder is used by one goroutine; the events it returns may be read on
+// any.
 type Builder struct {
 	header AssistantMessage
 	blocks []*block
 	text   int // index of the open text or thinking block, or -1
+	hist   *history
 }
 
 type block struct {
@@ -26,16 +31,13 @@ type block struct {
 	text  strings.Builder
 	sig   string
 	call  ToolCall
-	// boxed is the block's current content as the last snapshot took it,
-	// until the block changes (stale): a snapshot of a message of many
-	// blocks boxes only the one that changed.
-	boxed Content
-	stale bool
 }
 
 // NewBuilder returns a Builder for a message from the given model.
 func NewBuilder(m Model) *Builder {
-	return &Builder{header: AssistantMessage{API: m.API, Provider: m.Provider, Model: m.ID, Timestamp: Now()}, text: -1}
+	b := &Builder{header: AssistantMessage{API: m.API, Provider: m.Provider, Model: m.ID, Timestamp: Now()}, text: -1}
+	b.hist = &history{header: b.header}
+	return b
 }
 
 // Start returns the start event.
@@ -68,18 +70,20 @@ func (b *Builder) ThinkingDelta(delta string) StreamEvent {
 func (b *Builder) ThinkingEnd(signature string) StreamEvent {
 	if b.text >= 0 {
 		b.blocks[b.text].sig = signature
-		b.blocks[b.text].stale = true
 	}
 	return b.closeText(StreamThinkingEnd)
 }
 
 // ToolCallStart opens a tool-call block (closing an open text or thinking
-// block). The event's ContentIndex addresses the call in the *At methods.
+// block). The event's ContentIndex addresses the call in the *At methods;
+// its ToolCall holds the call's id and name.
 func (b *Builder) ToolCallStart(id, name string) StreamEvent {
 	b.closeTextBlock()
 	bl := &block{kind: StreamToolCallStart, call: ToolCall{ID: id, Name: name, Arguments: map[string]any{}}}
 	b.blocks = append(b.blocks, bl)
-	return b.event(StreamToolCallStart, len(b.blocks)-1, "")
+	ev := b.event(StreamToolCallStart, len(b.blocks)-1, "")
+	ev.ToolCall = &ToolCall{ID: id, Name: name, Arguments: map[string]any{}}
+	return ev
 }
 
 // ToolCallDelta appends a fragment of argument JSON to the most recently
@@ -90,14 +94,15 @@ func (b *Builder) ToolCallDelta(fragment string, preview map[string]any) StreamE
 
 // ToolCallDeltaAt appends a fragment of argument JSON to the open tool call
 // at index. preview, when not nil, is the best-effort parse of the
-// arguments so far; snapshots show it as the call's arguments.
+// arguments so far; partial messages show it as the call's arguments. The
+// Builder keeps preview as it is: pass a new map each time.
 func (b *Builder) ToolCallDeltaAt(index int, fragment string, preview map[string]any) StreamEvent {
 	if bl := b.openCall(index); bl != nil {
 		bl.text.WriteString(fragment)
 		if preview != nil {
 			bl.call.Arguments = preview
 		}
-		bl.stale = true
+		return b.event(StreamToolCallDelta, index, fragment)
 	}
 	return b.event(StreamToolCallDelta, index, fragment)
 }
@@ -120,10 +125,7 @@ func (b *Builder) ToolCallEndAt(index int, args map[string]any, complete bool) S
 	}
 	bl.call.Arguments = args
 	bl.call.Incomplete = !complete
-	c := b.finish(bl).(ToolCall)
-	ev := b.event(StreamToolCallEnd, index, "")
-	ev.ToolCall = &c
-	return ev
+	return b.endCall(bl, index)
 }
 
 // ToolCallOverflowAt closes the tool call at index whose argument text
@@ -138,8 +140,13 @@ func (b *Builder) ToolCallOverflowAt(index, total int) StreamEvent {
 	bl.call.Arguments = map[string]any{}
 	bl.call.Incomplete = true
 	bl.call.ArgumentBytes = total
-	c := b.finish(bl).(ToolCall)
+	return b.endCall(bl, index)
+}
+
+func (b *Builder) endCall(bl *block, index int) StreamEvent {
+	b.finish(bl)
 	ev := b.event(StreamToolCallEnd, index, "")
+	c := bl.final.(ToolCall)
 	ev.ToolCall = &c
 	return ev
 }
@@ -162,7 +169,8 @@ func (b *Builder) Fail(reason StopReason, errorMessage string, usage Usage) Stre
 	return StreamEvent{Type: StreamError, Reason: reason, Message: b.snapshot(reason)}
 }
 
-// Snapshot returns the message as it stands, still pending.
+// Snapshot returns the message as it stands, still pending. It costs
+// O(blocks).
 func (b *Builder) Snapshot() *AssistantMessage { return b.snapshot(StopReasonPending) }
 
 func (b *Builder) openText(kind StreamEventType) StreamEvent {
@@ -176,9 +184,7 @@ func (b *Builder) appendText(kind, deltaType StreamEventType, delta string) Stre
 	if b.text < 0 || b.blocks[b.text].kind != kind {
 		b.openText(kind)
 	}
-	bl := b.blocks[b.text]
-	bl.text.WriteString(delta)
-	bl.stale = true
+	b.blocks[b.text].text.WriteString(delta)
 	return b.event(deltaType, b.text, delta)
 }
 
@@ -187,10 +193,10 @@ func (b *Builder) closeText(t StreamEventType) StreamEvent {
 	if i < 0 {
 		return b.event(t, len(b.blocks), "")
 	}
-	c := b.finish(b.blocks[i])
+	b.finish(b.blocks[i])
 	b.text = -1
 	ev := b.event(t, i, "")
-	switch c := c.(type) {
+	switch c := b.blocks[i].final.(type) {
 	case Text:
 		ev.Content = c.Text
 	case Thinking:
@@ -237,65 +243,41 @@ func (b *Builder) openCall(index int) *block {
 }
 
 // finish freezes a block's content.
-func (b *Builder) finish(bl *block) Content {
-	bl.stale = true // the caller may have changed the call's fields
+func (b *Builder) finish(bl *block) {
 	bl.final = bl.current()
 	bl.done = true
-	return bl.final
 }
 
+// current is the block's content as it stands.
 func (bl *block) current() Content {
 	if bl.done {
 		return bl.final
 	}
-	if bl.boxed != nil && !bl.stale {
-		return bl.boxed
-	}
 	switch bl.kind {
 	case StreamTextStart:
-		bl.boxed = Text{Text: bl.text.String()}
+		return Text{Text: bl.text.String()}
 	case StreamThinkingStart:
-		bl.boxed = Thinking{Thinking: bl.text.String(), Signature: bl.sig}
-	default:
-		c := bl.call
-		c.RawArguments = bl.text.String()
-		bl.boxed = c
+		return Thinking{Thinking: bl.text.String(), Signature: bl.sig}
 	}
-	bl.stale = false
-	return bl.boxed
+	c := bl.call
+	c.RawArguments = bl.text.String()
+	return c
 }
 
+// event makes a block event about the block at index, recording that
+// block's state in the history.
 func (b *Builder) event(t StreamEventType, index int, delta string) StreamEvent {
-	return StreamEvent{Type: t, ContentIndex: index, Delta: delta, Message: b.snapshot(StopReasonPending)}
+	return StreamEvent{Type: t, ContentIndex: index, Delta: delta, partial: b.hist.record(b.blocks, index)}
 }
 
-// snapshot copies the message header and the block list (not the text the
-// blocks hold).
+// snapshot builds the whole message as it stands, in one piece.
 func (b *Builder) snapshot(reason StopReason) *AssistantMessage {
-	var m *AssistantMessage
-	if n := len(b.blocks); n <= smallMessage {
-		// The usual message of a few blocks: header and block list in
-		// one allocation.
-		s := &smallSnapshot{msg: b.header}
-		m = &s.msg
-		m.Content = s.blocks[:n:n]
-	} else {
-		m = new(AssistantMessage)
-		*m = b.header
-		m.Content = make([]Content, n)
-	}
+	m := new(AssistantMessage)
+	*m = b.header
 	m.StopReason = reason
+	m.Content = make([]Content, len(b.blocks))
 	for i, bl := range b.blocks {
 		m.Content[i] = bl.current()
 	}
 	return m
-}
-
-// smallMessage is how many blocks a snapshot holds inline.
-const smallMessage = 4
-
-// smallSnapshot is a snapshot of up to smallMessage blocks.
-type smallSnapshot struct {
-	msg    AssistantMessage
-	blocks [smallMessage]Content
 }

@@ -1,17 +1,123 @@
 package providers
 
-import "testing"
+import (
+	"encoding/json"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+)
 
 // BenchmarkTextDelta is one streamed text delta: the event and its
-// immutable snapshot of the message.
+// reference to the message so far.
 func BenchmarkTextDelta(b *testing.B) {
 	bl := NewBuilder(Model{ID: "m", API: "a", Provider: "p"})
 	bl.Start()
 	bl.TextStart()
 	b.ReportAllocs()
 	for b.Loop() {
-		if ev := bl.TextDelta("x"); ev.Message == nil {
-			b.Fatal("no snapshot")
+		if ev := bl.TextDelta("x"); ev.ContentIndex != 0 {
+			b.Fatal("wrong block")
 		}
+	}
+}
+
+// BenchmarkManyToolCalls streams a message of n tool calls whose
+// arguments arrive interleaved (all open until the end, as Chat
+// Completions servers send parallel calls): the cost per call is flat in
+// n.
+func BenchmarkManyToolCalls(b *testing.B) {
+	for _, n := range []int{500, 4000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				streamCalls(n)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/call")
+		})
+	}
+}
+
+// streamCalls streams n interleaved tool calls through a Builder.
+func streamCalls(n int) StreamEvent {
+	b := NewBuilder(Model{ID: "m"})
+	b.Start()
+	for i := range n {
+		b.ToolCallStart("c"+strconv.Itoa(i), "read")
+	}
+	for i := range n {
+		b.ToolCallDeltaAt(i, `{"p":`, nil)
+	}
+	for i := range n {
+		b.ToolCallDeltaAt(i, `"x"}`, map[string]any{"p": "x"})
+		b.ToolCallEndAt(i, map[string]any{"p": "x"}, true)
+	}
+	return b.Done(StopReasonToolUse, Usage{})
+}
+
+// TestStreamCostIsLinear: the bytes allocated to stream a message of n
+// tool calls grow linearly in n. (When every event copied the message's
+// block list, 8 times the calls allocated over 60 times the bytes.)
+func TestStreamCostIsLinear(t *testing.T) {
+	alloc := func(n int) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		if ev := streamCalls(n); len(ev.Message.Content) != n {
+			t.Fatalf("%d blocks, want %d", len(ev.Message.Content), n)
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := alloc(500), alloc(4000)
+	if ratio := float64(large) / float64(small); ratio > 12 {
+		t.Fatalf("500 calls allocated %d bytes, 4000 calls %d: %.1f times as much, want about 8", small, large, ratio)
+	}
+}
+
+// TestPartialsAreImmutableWhileInterleaving: with calls open side by side
+// each event's partial message stays as it was at that event, whenever it
+// is put together and on whichever goroutine.
+func TestPartialsAreImmutableWhileInterleaving(t *testing.T) {
+	b := NewBuilder(Model{ID: "m"})
+	var evs []StreamEvent
+	var want []string
+	add := func(e StreamEvent) {
+		evs = append(evs, e)
+		raw, _ := json.Marshal(e.Partial())
+		want = append(want, string(raw))
+	}
+	add(b.Start())
+	add(b.ThinkingDelta("hm"))
+	add(b.ThinkingEnd("sig"))
+	add(b.ToolCallStart("a", "read"))
+	add(b.ToolCallStart("b", "read"))
+	var wg sync.WaitGroup
+	check := func(evs []StreamEvent, want []string) {
+		defer wg.Done()
+		for i, e := range evs {
+			if raw, _ := json.Marshal(e.Partial()); string(raw) != want[i] {
+				t.Errorf("partial %d changed: %s, was %s", i, raw, want[i])
+			}
+		}
+	}
+	for i := range 50 {
+		add(b.ToolCallDeltaAt(3+i%2, `{"p":`, map[string]any{}))
+		if i%10 == 0 {
+			wg.Add(1)
+			go check(evs[:len(evs):len(evs)], want[:len(want):len(want)]) // reads while the stream goes on
+		}
+	}
+	add(b.ToolCallEndAt(4, map[string]any{}, false))
+	add(b.TextDelta("done"))
+	add(b.Done(StopReasonToolUse, Usage{}))
+	wg.Add(1)
+	check(evs, want)
+	wg.Wait()
+	if th := evs[2].Partial().Content[0].(Thinking); th.Signature != "sig" || th.Thinking != "hm" {
+		t.Fatalf("thinking at its end: %+v", th)
+	}
+	if n := len(evs[len(evs)-2].Partial().Content); n != 4 {
+		t.Fatalf("%d blocks before done, want 4", n)
 	}
 }

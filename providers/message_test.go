@@ -86,7 +86,7 @@ func TestBuilderSnapshotsAreImmutable(t *testing.T) {
 	var want []string
 	add := func(e StreamEvent) {
 		evs = append(evs, e)
-		raw, _ := json.Marshal(e.Message)
+		raw, _ := json.Marshal(e.Partial())
 		want = append(want, string(raw))
 	}
 	add(b.Start())
@@ -101,7 +101,7 @@ func TestBuilderSnapshotsAreImmutable(t *testing.T) {
 	add(b.ToolCallEnd(map[string]any{"p": "x"}, true))
 	add(b.Done(StopReasonToolUse, Usage{Output: 3}))
 	for i, e := range evs {
-		raw, _ := json.Marshal(e.Message)
+		raw, _ := json.Marshal(e.Partial())
 		if string(raw) != want[i] {
 			t.Fatalf("snapshot %d changed", i)
 		}

@@ -116,16 +116,36 @@ type StreamEvent struct {
 	ToolCall *ToolCall
 	// Reason is the stop reason, on done and error.
 	Reason StopReason
-	// Message is a snapshot of the message so far: the partial message on
-	// start and block events, the final message on done and error.
-	// Snapshots are immutable; taking one costs O(number of blocks), never a
-	// copy of the text.
+	// Message is the message on start (no blocks yet), done and error (the
+	// final message). On block events a Builder leaves it nil and keeps a
+	// reference instead: read the message so far with Partial. A provider
+	// that builds its events without a Builder, or a decoder, may set it on
+	// block events too.
 	Message *AssistantMessage
+
+	partial partial // set by a Builder on block events
+}
+
+// Partial returns the message as it stood at this event: the partial
+// message on start and block events, the final message on done and error.
+// It is nil only for an event that carries no message at all.
+//
+// An event from a Builder holds a reference, not a copy, so streaming n
+// events costs O(n) however many blocks the message grows to; Partial puts
+// the message together when called, in O(blocks), sharing the text already
+// streamed. Each call returns a new value, and it never changes afterwards
+// whatever the stream does next.
+func (e StreamEvent) Partial() *AssistantMessage {
+	if e.Message != nil || e.partial.h == nil {
+		return e.Message
+	}
+	return e.partial.message()
 }
 
 // MarshalJSON encodes the event with the reference's field names: the
 // message is "partial" on start and block events, "message" on done and
-// "error" on error.
+// "error" on error. Without a message (the wire form) a toolcall_start
+// carries the call's id and name as "toolCall".
 func (e StreamEvent) MarshalJSON() ([]byte, error) {
 	type out struct {
 		Type         StreamEventType   `json:"type"`
@@ -139,17 +159,21 @@ func (e StreamEvent) MarshalJSON() ([]byte, error) {
 		Error        *AssistantMessage `json:"error,omitempty"`
 	}
 	o := out{Type: e.Type, Delta: e.Delta, Content: e.Content, ToolCall: e.ToolCall, Reason: e.Reason}
+	m := e.Partial()
+	if e.Type == StreamToolCallStart && m != nil {
+		o.ToolCall = nil // the partial message names the call, as the reference has it
+	}
 	switch e.Type {
 	case StreamStart:
-		o.Partial = e.Message
+		o.Partial = m
 	case StreamDone:
-		o.Message = e.Message
+		o.Message = m
 	case StreamError:
-		o.Error = e.Message
+		o.Error = m
 	default:
 		i := e.ContentIndex
 		o.ContentIndex = &i
-		o.Partial = e.Message
+		o.Partial = m
 	}
 	return json.Marshal(o)
 }

@@ -284,3 +284,33 @@ func toolChunk(i int, id, name, args string) string {
 	b, _ := json.Marshal(args)
 	return sseChunk(fmt.Sprintf(`{"tool_calls":[{"index":%d,"id":%q,"type":"function","function":{"name":%q,"arguments":%s}}]}`, i, id, name, b), "")
 }
+
+// BenchmarkManyCallsInOneMessage streams a message of n tool calls from a
+// Chat Completions server through the loop (which runs the first
+// MaxToolCalls and refuses the rest) and the follow-up answer. The time
+// per call stays flat in n: streaming, checking and storing a message are
+// linear in its calls.
+func BenchmarkManyCallsInOneMessage(b *testing.B) {
+	echo := tools.Must(tools.New(tools.Config{Name: "write"}, func(context.Context, pathArgs) (string, error) { return "ok", nil }))
+	for _, n := range []int{500, 4000} {
+		var body strings.Builder
+		body.WriteString(sseChunk(`{"role":"assistant","content":""}`, ""))
+		for i := range n {
+			body.WriteString(toolChunk(i, fmt.Sprint("c", i), "write", `{"path":"p"}`))
+		}
+		body.WriteString(sseChunk(`{}`, "tool_calls") + "data: [DONE]\n\n")
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				s := newServer(b, reply{body: body.String()}, reply{fixture: "done-text.sse"})
+				cfg := loop.Config{Provider: s.provider(Options{}), Model: testModel}
+				b.StartTimer()
+				msgs, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("go")}, loop.Conversation{Tools: []*tools.Tool{echo}}, cfg, nil)
+				if err != nil || len(msgs) != n+3 {
+					b.Fatalf("%d messages, %v", len(msgs), err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/call")
+		})
+	}
+}

@@ -95,7 +95,7 @@ func TestSplitArguments(t *testing.T) {
 	}
 	var previews int
 	for _, e := range evs {
-		if e.Type == providers.StreamToolCallDelta && len(e.Message.ToolCalls()[0].Arguments) > 0 {
+		if e.Type == providers.StreamToolCallDelta && len(e.Partial().ToolCalls()[0].Arguments) > 0 {
 			previews++
 		}
 	}
