@@ -23,7 +23,8 @@ const cancelledResult = "Tool call was not completed: the run was cancelled befo
 //   - every call is answered right after its assistant message: by its
 //     result, or by a stand-in error result when it has none;
 //   - a tool result that answers no call of the assistant message before
-//     it becomes user text, after that message's answers;
+//     it is left out of the request (the transcript keeps it): it answers
+//     nothing the model asked, and no server accepts it where it stands;
 //   - an empty failed assistant message is left out.
 //
 // Every message is sent with content (wireMessages writes "" rather than
@@ -48,9 +49,8 @@ func convertMessages(system string, msgs []providers.Message) []goopenai.ChatCom
 				continue
 			}
 			// Answer each call: its results follow the assistant message;
-			// results that answer none follow the answers, as user text.
+			// results that answer none are left out.
 			answered := make([]bool, len(calls))
-			var orphans []goopenai.ChatCompletionMessage
 			var images []providers.Content
 			for i+1 < len(msgs) {
 				tr, ok := msgs[i+1].(providers.ToolResultMessage)
@@ -68,7 +68,6 @@ func convertMessages(system string, msgs []providers.Message) []goopenai.ChatCom
 					k += 1 + next
 				}
 				if k < 0 {
-					orphans = append(orphans, orphanResult(tr))
 					continue
 				}
 				answered[k] = true
@@ -81,12 +80,9 @@ func convertMessages(system string, msgs []providers.Message) []goopenai.ChatCom
 					out = append(out, goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleTool, ToolCallID: c.id, Content: cancelledResult})
 				}
 			}
-			out = append(out, orphans...)
 			if len(images) > 0 {
 				out = append(out, userMessage(append([]providers.Content{providers.Text{Text: "Images returned by the tools above:"}}, images...)))
 			}
-		case providers.ToolResultMessage:
-			out = append(out, orphanResult(m))
 		}
 	}
 	return out
@@ -182,13 +178,6 @@ func toolMessage(tr providers.ToolResultMessage, id string) (goopenai.ChatComple
 		text = "(see the images below)"
 	}
 	return goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleTool, ToolCallID: id, Content: text}, images
-}
-
-// orphanResult turns a tool result that answers no preceding call into user
-// text, which every server accepts.
-func orphanResult(tr providers.ToolResultMessage) goopenai.ChatCompletionMessage {
-	return goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleUser,
-		Content: "Result of tool " + tr.ToolName + " (call " + tr.ToolCallID + "):\n" + tr.Text()}
 }
 
 // wireRequest is the request as sent: go-openai's, with messages that always

@@ -104,7 +104,8 @@ func TestAgentTwoTurns(t *testing.T) {
 }
 
 // TestTranscriptRepair: a cancelled run's unanswered call gets a synthetic
-// result and never-valid arguments go out as {}.
+// result, never-valid arguments go out as {}, and a result that answers no
+// call is left out of the request.
 func TestTranscriptRepair(t *testing.T) {
 	cut := providers.ToolCall{ID: "c2", Name: "write", Arguments: map[string]any{"path": "half"}, Incomplete: true}
 	msgs := []providers.Message{
@@ -121,7 +122,7 @@ func TestTranscriptRepair(t *testing.T) {
 	for _, m := range out {
 		roles = append(roles, m.Role+":"+m.ToolCallID)
 	}
-	if got := strings.Join(roles, ","); got != "user:,assistant:,tool:c1,tool:c2,user:,user:" {
+	if got := strings.Join(roles, ","); got != "user:,assistant:,tool:c1,tool:c2,user:" {
 		t.Fatalf("roles %s", got)
 	}
 	if out[1].ToolCalls[1].Function.Arguments != "{}" || out[1].ToolCalls[0].Function.Arguments != `{"path":"a"}` {
@@ -129,6 +130,9 @@ func TestTranscriptRepair(t *testing.T) {
 	}
 	if out[3].Content != cancelledResult {
 		t.Fatalf("synthetic result %q", out[3].Content)
+	}
+	if out[4].Content != "again" {
+		t.Fatalf("after the results: %q", out[4].Content)
 	}
 }
 
