@@ -3,17 +3,22 @@ package natsbus_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/events/natsbus"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/tools"
 )
 
 // TestWorkerRestartContinuesTheSequence: a second worker for the same run
@@ -115,7 +120,8 @@ func TestConsumersDoNotCollide(t *testing.T) {
 	}
 }
 
-// TestPublishNeverBlocksTheRun: an oversized event fails at once; with the
+// TestPublishNeverBlocksTheRun: an event too large even with its strings
+// cut fails at once; with the
 // server gone for longer than the retry window, Publish still returns at
 // once and Close reports every event that could not be published, the
 // agent_end included, by name.
@@ -128,8 +134,11 @@ func TestPublishNeverBlocksTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	pub.Logger = slog.New(slog.NewTextHandler(&logs, nil))
-	huge := events.MessageEnd{Message: providers.NewUserText(strings.Repeat("x", 10000))}
-	pub.Publish(context.Background(), huge)
+	many := make([]providers.Message, 500)
+	for i := range many {
+		many[i] = providers.NewUserText("x")
+	}
+	pub.Publish(context.Background(), events.AgentEnd{Messages: many})
 	if pub.Failed() != 1 || !strings.Contains(logs.String(), "MaxEventBytes") {
 		t.Fatalf("an oversized event: %d failed, log %q", pub.Failed(), logs.String())
 	}
@@ -154,38 +163,140 @@ func TestPublishNeverBlocksTheRun(t *testing.T) {
 	}
 }
 
-// TestForgedSequenceDoesNotSilence: a message claiming a sequence far
-// ahead of the run is skipped and counted, and the run's events after it
-// are still delivered.
+// TestOversizedEventsAreTrimmed: events over MaxEventBytes (a tool's
+// large output, a long answer) arrive, in sequence, with their longest
+// strings cut to fit and marked, flagged by a header; the run's own events
+// keep everything.
+func TestOversizedEventsAreTrimmed(t *testing.T) {
+	srv := startServer(t)
+	js := srv.connect(t)
+	run := "run-trimmed"
+	pub, err := natsbus.NewPublisher(context.Background(), js, run, natsbus.PublisherOptions{MaxEventBytes: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub.Logger = slog.New(slog.DiscardHandler)
+	var raw sync.Map // seq -> message
+	sub, err := js.OrderedConsumer(context.Background(), natsbus.StreamName, jetstream.OrderedConsumerConfig{FilterSubjects: []string{natsbus.EventsSubject(run)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := sub.Consume(func(m jetstream.Msg) { raw.Store(m.Headers().Get(natsbus.HeaderSeq), m) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Stop()
+	col := newCollector(1)
+	s, err := natsbus.Subscribe(context.Background(), js, run, 1, col.handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	output := strings.Repeat("line of output\n", 20000) // 300 KB
+	answer := providers.AssistantMessage{Content: []providers.Content{providers.Text{Text: strings.Repeat("é", 100000)}}, StopReason: providers.StopReasonStop}
+	end := events.ToolExecutionEnd{ToolCallID: "c1", ToolName: "run", Result: tools.TextResult(output)}
+	pub.Publish(context.Background(), events.AgentStart{})
+	pub.Publish(context.Background(), end)
+	pub.Publish(context.Background(), events.MessageEnd{Message: answer})
+	pub.Publish(context.Background(), events.AgentEnd{Messages: []providers.Message{answer}})
+	col.wait(t)
+	col.contiguous(t, 1)
+	if pub.Failed() != 0 || pub.Trimmed() != 3 || len(col.types) != 4 {
+		t.Fatalf("failed %d, trimmed %d, delivered %v", pub.Failed(), pub.Trimmed(), col.types)
+	}
+	for seq := 2; seq <= 4; seq++ {
+		v, _ := raw.Load(fmt.Sprint(seq))
+		m, _ := v.(jetstream.Msg)
+		if m == nil || len(m.Data()) > 64<<10 || m.Headers().Get(natsbus.HeaderTrimmed) == "" {
+			t.Fatalf("event %d: not trimmed to fit, or not flagged", seq)
+		}
+	}
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	got := col.msgs[0].(providers.AssistantMessage).Text()
+	if !utf8.ValidString(got) || !strings.HasPrefix(got, "éé") || !strings.Contains(got, "bytes cut: the event was over the bus's size limit]") {
+		t.Fatalf("the trimmed answer: %.80q…", got)
+	}
+	if answer.Text() != strings.Repeat("é", 100000) || providers.TextOf(end.Result.Content) != output {
+		t.Fatal("the run's own events changed")
+	}
+}
+
+// TestForgedSequenceDoesNotSilence: a message claiming a sequence ahead of
+// the run, in the middle of it or as the first message a subscriber sees,
+// never silences the subscriber: far ahead it is skipped, a little ahead it
+// is delivered until the run's own sequence shows it up; either way it is
+// counted, and every event of the run is delivered, in order, once.
+// (Forged before the publisher starts, it makes the publisher continue from
+// it: numbers jump, nothing is lost.)
 func TestForgedSequenceDoesNotSilence(t *testing.T) {
 	srv := startServer(t)
 	js := srv.connect(t)
-	run := "run-forged"
-	pub, err := natsbus.NewPublisher(context.Background(), js, run, natsbus.PublisherOptions{})
-	if err != nil {
-		t.Fatal(err)
+	forge := func(run, seq string) {
+		forged := nats.NewMsg(natsbus.EventsSubject(run))
+		forged.Data = []byte(`{"type":"turn_start"}`)
+		forged.Header.Set(natsbus.HeaderSeq, seq)
+		if _, err := js.PublishMsg(context.Background(), forged); err != nil {
+			t.Fatal(err)
+		}
 	}
-	defer pub.Close(context.Background())
-	col := newCollector(1)
-	sub, err := natsbus.Subscribe(context.Background(), js, run, 1, col.handle)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Stop()
-	pub.Publish(context.Background(), events.AgentStart{})
-	waitFor(t, func() bool { return sub.Last() == 1 })
-	forged := nats.NewMsg(natsbus.EventsSubject(run))
-	forged.Data = []byte(`{"type":"turn_start"}`)
-	forged.Header.Set(natsbus.HeaderSeq, "999999999999")
-	if _, err := js.PublishMsg(context.Background(), forged); err != nil {
-		t.Fatal(err)
-	}
-	pub.Publish(context.Background(), events.TurnStart{})
-	pub.Publish(context.Background(), events.AgentEnd{})
-	col.wait(t)
-	col.contiguous(t, 1)
-	if sub.Bad() != 1 || len(col.seqs) != 3 {
-		t.Fatalf("bad %d, delivered %v", sub.Bad(), col.seqs)
+	for _, tt := range []struct {
+		name, seq string
+		first     bool // forged before the run's first event
+		delivered int  // of the forged ones
+		bad       uint64
+		want      []uint64
+	}{
+		{"far ahead mid-run", "999999999999", false, 0, 1, []uint64{1, 2, 3, 4}},
+		{"a little ahead mid-run", "40", false, 1, 1, []uint64{1, 2, 3, 4}},
+		{"far ahead, first", "999999999999", true, 1, 1, []uint64{1, 2, 3, 4}},
+		{"a little ahead, first", "9", true, 1, 1, []uint64{1, 2, 3, 4}},
+		{"before the publisher starts", "999", false, 1, 0, []uint64{1000, 1001, 1002, 1003}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			run := "run-forged-" + strings.ReplaceAll(tt.name, " ", "-")
+			run = strings.ReplaceAll(run, ",", "")
+			if tt.want[0] != 1 {
+				forge(run, tt.seq)
+			}
+			pub, err := natsbus.NewPublisher(context.Background(), js, run, natsbus.PublisherOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.first {
+				forge(run, tt.seq)
+			}
+			defer pub.Close(context.Background())
+			col := newCollector(1)
+			sub, err := natsbus.Subscribe(context.Background(), js, run, 1, col.handle)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sub.Stop()
+			pub.Publish(context.Background(), events.AgentStart{})
+			if !tt.first && tt.want[0] == 1 {
+				waitFor(t, func() bool { return sub.Last() == 1 })
+				forge(run, tt.seq)
+			}
+			pub.Publish(context.Background(), events.TurnStart{})
+			pub.Publish(context.Background(), events.TurnStart{})
+			pub.Publish(context.Background(), events.AgentEnd{})
+			col.wait(t)
+			if sub.Bad() != tt.bad {
+				t.Fatalf("bad %d, want %d", sub.Bad(), tt.bad)
+			}
+			col.mu.Lock()
+			defer col.mu.Unlock()
+			var genuine []uint64
+			for _, s := range col.seqs {
+				if fmt.Sprint(s) != tt.seq {
+					genuine = append(genuine, s)
+				}
+			}
+			if !slices.Equal(genuine, tt.want) || len(col.seqs) != 4+tt.delivered {
+				t.Fatalf("delivered %v: the run's own %v in order, and %d forged", col.seqs, tt.want, tt.delivered)
+			}
+		})
 	}
 }
 

@@ -134,6 +134,7 @@ type Publisher struct {
 	mu       sync.Mutex
 	seq      uint64
 	failed   uint64
+	trimmed  uint64
 	closed   bool
 	stopOnce sync.Once
 }
@@ -150,16 +151,20 @@ type PublisherOptions struct {
 	MaxQueued int
 	// QueueWait bounds how long Publish waits for room; 0 means 1 s.
 	QueueWait time.Duration
-	// MaxEventBytes bounds one event's JSON; a larger event fails at once
-	// (reported) instead of being retried. 0 means 1 MiB, NATS's default
-	// maximum payload.
+	// MaxEventBytes bounds one event's JSON. A larger event is published
+	// with its longest strings cut to fit, each cut marked and the message
+	// flagged with HeaderTrimmed (and logged); one that cannot be made to
+	// fit fails at once (reported) instead of being retried. The run's own
+	// record (its transcript, a saved session) is never cut. 0 means 1 MiB,
+	// NATS's default maximum payload.
 	MaxEventBytes int
 }
 
 type outgoing struct {
-	seq  uint64
-	typ  events.Type
-	data []byte
+	seq     uint64
+	typ     events.Type
+	data    []byte
+	trimmed int // the size before trimming, or 0
 }
 
 // NewPublisher returns a Publisher for the run, continuing the run's
@@ -214,8 +219,12 @@ func lastSeq(ctx context.Context, js jetstream.JetStream, runID string) (uint64,
 // is full, and then waits at most QueueWait.
 func (p *Publisher) Publish(_ context.Context, e events.Event) {
 	data, err := events.MarshalWire(e)
-	if err == nil && len(data) > p.opts.MaxEventBytes {
-		err = fmt.Errorf("the event's JSON is %d bytes, more than MaxEventBytes (%d)", len(data), p.opts.MaxEventBytes)
+	size := len(data)
+	if err == nil && size > p.opts.MaxEventBytes {
+		var ok bool
+		if data, ok = trim(data, p.opts.MaxEventBytes); !ok {
+			err = fmt.Errorf("the event's JSON is %d bytes, more than MaxEventBytes (%d), even with its strings cut", size, p.opts.MaxEventBytes)
+		}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -228,6 +237,11 @@ func (p *Publisher) Publish(_ context.Context, e events.Event) {
 	}
 	p.seq++
 	out := outgoing{seq: p.seq, typ: e.Type(), data: data}
+	if size > p.opts.MaxEventBytes {
+		out.trimmed = size
+		p.trimmed++
+		p.logger().Warn("natsbus: event trimmed to fit MaxEventBytes", "run", p.run, "event", string(out.typ), "bytes", size, "max", p.opts.MaxEventBytes)
+	}
 	select {
 	case p.queue <- out:
 		return
@@ -262,6 +276,9 @@ func (p *Publisher) publish(out outgoing) error {
 	msg.Header.Set(HeaderType, string(out.typ))
 	msg.Header.Set(HeaderRun, p.run)
 	msg.Header.Set(HeaderSeq, strconv.FormatUint(out.seq, 10))
+	if out.trimmed > 0 {
+		msg.Header.Set(HeaderTrimmed, strconv.Itoa(out.trimmed))
+	}
 	id := p.run + "-" + strconv.FormatUint(out.seq, 10)
 	ctx, cancel := context.WithTimeout(context.Background(), p.opts.RetryFor)
 	defer cancel()
@@ -303,11 +320,22 @@ func (p *Publisher) Close(ctx context.Context) error {
 // failLocked reports an event that will not be published; p.mu is held.
 func (p *Publisher) failLocked(typ events.Type, err error) {
 	p.failed++
-	log := p.Logger
-	if log == nil {
-		log = slog.Default()
+	p.logger().Error("natsbus: event not published", "run", p.run, "event", string(typ), "err", err)
+}
+
+func (p *Publisher) logger() *slog.Logger {
+	if p.Logger == nil {
+		return slog.Default()
 	}
-	log.Error("natsbus: event not published", "run", p.run, "event", string(typ), "err", err)
+	return p.Logger
+}
+
+// Trimmed reports how many events were published with strings cut to fit
+// MaxEventBytes.
+func (p *Publisher) Trimmed() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.trimmed
 }
 
 // Failed reports how many events could not be published.
@@ -326,16 +354,16 @@ func (p *Publisher) Seq() uint64 {
 
 // Subscription delivers a run's events until stopped.
 type Subscription struct {
-	cc   jetstream.ConsumeContext
-	mu   sync.Mutex
-	last uint64
-	bad  uint64
+	cc  jetstream.ConsumeContext
+	mu  sync.Mutex
+	seq sequencer
 }
 
 // MaxGap is the largest jump in sequence a subscriber accepts: events lost
 // by a publisher leave gaps, but a message that claims to be far ahead of
 // the run (a forged one) would silence the subscriber, so it is skipped and
-// counted (Bad) instead.
+// counted (Bad) instead. A smaller jump is delivered, and undone if the
+// run's sequence then goes on from before it (see Bad).
 const MaxGap = 1 << 16
 
 // Subscribe delivers the run's events from sequence from (1 for all of
@@ -352,25 +380,25 @@ func Subscribe(ctx context.Context, js jetstream.JetStream, runID string, from u
 	if err != nil {
 		return nil, fmt.Errorf("natsbus: subscribe %s: %w", runID, err)
 	}
-	s := &Subscription{last: max(from, 1) - 1}
+	s := &Subscription{seq: sequencer{last: max(from, 1) - 1}}
 	s.cc, err = c.Consume(func(m jetstream.Msg) {
 		seq, err := strconv.ParseUint(m.Headers().Get(HeaderSeq), 10, 64)
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if err != nil || seq <= s.last {
-			return // before the start, or delivered already
-		}
-		if seq-s.last > MaxGap && s.last > 0 {
-			s.bad++ // out of the run's sequence
+		if err != nil {
+			s.seq.bad++
 			return
 		}
 		e, err := events.Unmarshal(m.Data())
 		if err != nil {
-			s.bad++
+			if seq > s.seq.last {
+				s.seq.bad++
+			}
 			return
 		}
-		s.last = seq
-		h(seq, e)
+		if s.seq.accept(seq) {
+			h(seq, e)
+		}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("natsbus: subscribe %s: %w", runID, err)
@@ -378,19 +406,22 @@ func Subscribe(ctx context.Context, js jetstream.JetStream, runID string, from u
 	return s, nil
 }
 
-// Bad reports how many messages were skipped: undecodable, or out of the
-// run's sequence.
+// Bad reports how many messages broke the run's sequence: undecodable or
+// unnumbered ones and those too far ahead (skipped), and jumps the run's
+// own events then contradicted (a forged message that was delivered before
+// the genuine sequence showed it up; the sequence passed to the handler
+// then goes back to the run's).
 func (s *Subscription) Bad() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.bad
+	return s.seq.bad
 }
 
 // Last reports the sequence number of the last event delivered.
 func (s *Subscription) Last() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.last
+	return s.seq.last
 }
 
 // Stop ends the subscription.
