@@ -7,15 +7,29 @@
 // reference's event type (agent_start, message_update, ...), its data the
 // event's wire JSON (events.MarshalWire: a message_update carries only its
 // change), its id "EPOCH-SEQ": a random epoch per Broker (a restarted
-// server's ids never look like the last one's) and a sequence number. A
-// browser that reconnects sends Last-Event-ID and resumes after that event,
-// without loss or duplicates, as long as the buffer still holds it;
-// otherwise it first receives a "gap" event saying how many events it
-// missed. An id from another epoch, or past the newest event, gets a gap
-// event too, and then everything the buffer holds: never silence.
+// server's ids never look like the last one's) and a sequence number.
 //
-// The buffer is bounded by count and by bytes (MaxBytes), and the number of
-// clients by MaxClients (a 503 past it).
+// A client that starts from nothing (a page load) first gets a "snapshot"
+// event holding the conversation so far, kept by the Broker apart from the
+// buffer, then the events after it live:
+//
+//	{"type": "snapshot", "v": 1,
+//	 "messages":  [the messages that ended, oldest first],
+//	 "omitted":   how many older messages were dropped to stay within MaxBytes,
+//	 "streaming": the message in flight so far, or null,
+//	 "running":   whether a run is going on,
+//	 "tools":     [{"toolCallId", "toolName", "args", "partialResult"?} of the calls running]}
+//
+// so a reload downloads in proportion to the transcript, not to the number
+// of events. A browser that reconnects sends Last-Event-ID and resumes after
+// that event, without loss or duplicates, as long as the buffer still holds
+// it; otherwise (an id the buffer no longer holds, one from another epoch,
+// one past the newest event, garbage) it gets a "gap" event saying so and a
+// fresh snapshot: never silence.
+//
+// The buffer is bounded by count and by bytes (MaxBytes), as are the
+// messages the snapshot keeps, and the number of clients by MaxClients (a
+// 503 past it).
 //
 // Publishing never waits for clients: a client too slow to keep up falls
 // behind in the buffer, not the run.
@@ -25,9 +39,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,8 +71,9 @@ type Broker struct {
 	// WriteTimeout drops a client that has not taken a write for this long
 	// (its connection is stuck); 0 means DefaultWriteTimeout.
 	WriteTimeout time.Duration
-	// MaxBytes bounds the encoded events the buffer keeps; 0 means
-	// DefaultMaxBytes. The oldest go first.
+	// MaxBytes bounds the encoded events the buffer keeps, and apart from
+	// them the messages a snapshot holds; 0 means DefaultMaxBytes. The
+	// oldest go first.
 	MaxBytes int
 	// MaxClients bounds the streams served at once; 0 means
 	// DefaultMaxClients. Past it a client gets 503.
@@ -66,10 +81,12 @@ type Broker struct {
 
 	epoch   string // this Broker's part of every id
 	mu      sync.Mutex
-	buf     []entry // ring of the last cap events
-	start   int     // index in buf of the oldest entry
-	bytes   int     // encoded bytes in buf
-	next    uint64  // sequence of the next event (from 1)
+	buf     []entry // the kept events, oldest first, from buf[head]
+	head    int
+	limit   int    // how many events buf keeps
+	bytes   int    // encoded bytes of the kept events
+	next    uint64 // sequence of the next event (from 1)
+	conv    conversation
 	clients int
 	wake    chan struct{}
 	closed  bool
@@ -89,7 +106,7 @@ func New(capacity int) *Broker {
 	}
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
-	return &Broker{epoch: hex.EncodeToString(b), buf: make([]entry, 0, capacity), next: 1, wake: make(chan struct{})}
+	return &Broker{epoch: hex.EncodeToString(b), limit: capacity, next: 1, wake: make(chan struct{})}
 }
 
 // Publish records an event; it is an events.Handler. It never blocks on
@@ -106,15 +123,10 @@ func (b *Broker) Publish(_ context.Context, e events.Event) {
 	}
 	en := entry{id: b.next, name: string(e.Type()), data: data}
 	b.next++
-	if len(b.buf) < cap(b.buf) {
-		b.buf = append(b.buf, en)
-	} else {
-		b.bytes -= len(b.buf[b.start].data)
-		b.buf[b.start] = en
-		b.start = (b.start + 1) % len(b.buf)
-	}
+	b.buf = append(b.buf, en)
 	b.bytes += len(data)
 	b.trim()
+	b.conv.add(e, b.maxBytes())
 	if b.CloseOnAgentEnd && e.Type() == events.TypeAgentEnd {
 		b.closed = true
 	}
@@ -122,23 +134,27 @@ func (b *Broker) Publish(_ context.Context, e events.Event) {
 	b.wake = make(chan struct{})
 }
 
-// trim drops the oldest events while the buffer holds more than MaxBytes
-// (always keeping the newest). b.mu is held.
+// trim drops the oldest events while the buffer holds more than its
+// count or MaxBytes (always keeping the newest). Each drop costs O(1),
+// amortized: the slice moves down when half of it is dropped. b.mu is held.
 func (b *Broker) trim() {
-	max := b.MaxBytes
-	if max <= 0 {
-		max = DefaultMaxBytes
+	for kept := len(b.buf) - b.head; kept > 1 && (kept > b.limit || b.bytes > b.maxBytes()); kept-- {
+		b.bytes -= len(b.buf[b.head].data)
+		b.buf[b.head] = entry{}
+		b.head++
 	}
-	for b.bytes > max && len(b.buf) > 1 {
-		// Rebuild the ring without its oldest entry.
-		n := len(b.buf)
-		b.bytes -= len(b.buf[b.start].data)
-		kept := make([]entry, 0, cap(b.buf))
-		for i := 1; i < n; i++ {
-			kept = append(kept, b.buf[(b.start+i)%n])
-		}
-		b.buf, b.start = kept, 0
+	if b.head > len(b.buf)/2 {
+		n := copy(b.buf, b.buf[b.head:])
+		clear(b.buf[n:])
+		b.buf, b.head = b.buf[:n], 0
 	}
+}
+
+func (b *Broker) maxBytes() int {
+	if b.MaxBytes <= 0 {
+		return DefaultMaxBytes
+	}
+	return b.MaxBytes
 }
 
 // Close ends every stream once its client has received what was published.
@@ -159,36 +175,46 @@ func (b *Broker) LastID() uint64 {
 	return b.next - 1
 }
 
-// after returns the buffered events with ids above id, how many events
-// after id the buffer no longer holds, and a channel closed on the next
-// publish. closed reports that nothing more will be published, so out is
-// the rest of the stream.
-func (b *Broker) after(id uint64) (out []entry, missed uint64, wake <-chan struct{}, closed bool) {
+// pending is what a stream has to send next.
+type pending struct {
+	snapshot []byte  // a snapshot event's data, if asked for
+	at       uint64  // the id of the last event the snapshot includes
+	events   []entry // the events after it (or after the client's id)
+	missed   uint64  // events after the client's id no longer kept
+	wake     <-chan struct{}
+	closed   bool // nothing more will be published: this is the rest
+}
+
+// pending returns what follows event id: with snap, a snapshot of the
+// conversation (as of the newest event) and nothing before it; otherwise
+// the buffered events above id and how many of those the buffer no longer
+// holds. Either way, a channel closed on the next publish.
+func (b *Broker) pending(id uint64, snap bool) (p pending) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	n := len(b.buf)
-	if n > 0 {
-		oldest := b.buf[b.start].id
-		if id+1 < oldest {
-			missed = oldest - id - 1
-		}
-		for i := range n {
-			if en := b.buf[(b.start+i)%n]; en.id > id {
-				out = append(out, en)
-			}
+	p.wake, p.closed = b.wake, b.closed
+	if snap {
+		p.snapshot, p.at = b.conv.snapshot(), b.next-1
+		id = p.at
+	}
+	// Ids are consecutive, so the events after id start at a known place.
+	if kept := b.buf[b.head:]; len(kept) > 0 {
+		switch oldest := kept[0].id; {
+		case id+1 < oldest:
+			p.missed = oldest - id - 1
+			p.events = slices.Clone(kept)
+		case id+1-oldest < uint64(len(kept)):
+			p.events = slices.Clone(kept[id+1-oldest:])
 		}
 	}
-	return out, missed, b.wake, b.closed
+	return p
 }
 
 // ServeHTTP streams events to one client until it goes away or the broker
 // closes. It resumes after the Last-Event-ID header, or after the
 // "lastEventId" query parameter (for a page that reloads and remembers its
-// place). Without either (a page load), it replays the buffer compacted:
-// the updates of messages that ended are left out (their message_end
-// carries them whole) and the consecutive deltas of the message in flight
-// are merged, so a reload downloads in proportion to the transcript, not to
-// the number of events; then it follows live.
+// place). Without either (a page load), or with one it cannot resume from,
+// it starts with a snapshot of the conversation; then it follows live.
 func (b *Broker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !b.admit() {
 		http.Error(w, "too many clients", http.StatusServiceUnavailable)
@@ -212,33 +238,36 @@ func (b *Broker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ticker := time.NewTicker(beat)
 	defer ticker.Stop()
-	fresh := last == 0 // a first connection (or a foreign id): replay compacted
 	fmt.Fprint(w, "retry: 1000\n\n")
 	if foreign {
-		fmt.Fprint(w, "event: gap\ndata: {\"missed\":null,\"reason\":\"the last event id is not one of this server's; everything kept follows\"}\n\n")
+		fmt.Fprint(w, "event: gap\ndata: {\"missed\":null,\"reason\":\"the last event id is not one of this server's; a snapshot follows\"}\n\n")
 	}
+	fresh := last == 0 // a first connection, or a foreign id
 	for {
 		// A client that stops reading is dropped instead of holding this
 		// goroutine forever (if the server supports deadlines).
 		_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
-		batch, missed, wake, closed := b.after(last)
-		if fresh {
-			batch, fresh = compact(batch), false
+		p := b.pending(last, fresh)
+		if p.missed > 0 && !fresh {
+			fmt.Fprintf(w, "event: gap\ndata: {\"missed\":%d,\"reason\":\"the events after the last event id are no longer kept; a snapshot follows\"}\n\n", p.missed)
+			p = b.pending(last, true)
 		}
-		if missed > 0 {
-			fmt.Fprintf(w, "event: gap\ndata: {\"missed\":%d}\n\n", missed)
+		if p.snapshot != nil {
+			last = p.at
+			fmt.Fprintf(w, "id: %s-%d\nevent: snapshot\ndata: %s\n\n", b.epoch, last, p.snapshot)
 		}
-		for _, en := range batch {
+		fresh = false
+		for _, en := range p.events {
 			fmt.Fprintf(w, "id: %s-%d\nevent: %s\ndata: %s\n\n", b.epoch, en.id, en.name, en.data)
 			last = en.id
 		}
-		if err := rc.Flush(); err != nil || closed {
+		if err := rc.Flush(); err != nil || p.closed {
 			return
 		}
 		select {
 		case <-r.Context().Done():
 			return
-		case <-wake:
+		case <-p.wake:
 		case <-ticker.C:
 			if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil {
 				return
@@ -286,75 +315,4 @@ func (b *Broker) lastEventID(r *http.Request) (seq uint64, foreign bool) {
 		return 0, true
 	}
 	return seq, false
-}
-
-// compact shortens a replay for a client that starts from nothing: it
-// drops the message_update events of every message whose message_end
-// follows, and merges runs of deltas of one block of the message still in
-// flight into one delta (carrying the id of the last). The client sees the
-// same messages with far fewer events. It costs one pass over the batch.
-func compact(batch []entry) []entry {
-	lastEnd := -1
-	for i, en := range batch {
-		if en.name == string(events.TypeMessageEnd) {
-			lastEnd = i
-		}
-	}
-	out := make([]entry, 0, len(batch))
-	var run struct {
-		head  wireDelta // the first delta of the run
-		text  strings.Builder
-		last  uint64 // the id of the run's last delta
-		count int
-	}
-	flush := func() {
-		if run.count == 0 {
-			return
-		}
-		run.head.AssistantMessageEvent.Delta = run.text.String()
-		if data, err := json.Marshal(run.head); err == nil {
-			out = append(out, entry{id: run.last, name: string(events.TypeMessageUpdate), data: data})
-		}
-		run.count = 0
-		run.text.Reset()
-	}
-	for i, en := range batch {
-		if en.name != string(events.TypeMessageUpdate) {
-			flush()
-			out = append(out, en)
-			continue
-		}
-		if i < lastEnd {
-			continue // its message ended: message_end has it whole
-		}
-		var d wireDelta
-		if json.Unmarshal(en.data, &d) != nil || !strings.HasSuffix(d.AssistantMessageEvent.Type, "_delta") {
-			flush()
-			out = append(out, en)
-			continue
-		}
-		e := d.AssistantMessageEvent
-		if run.count > 0 && (e.Type != run.head.AssistantMessageEvent.Type || e.ContentIndex != run.head.AssistantMessageEvent.ContentIndex) {
-			flush()
-		}
-		if run.count == 0 {
-			run.head = d
-		}
-		run.text.WriteString(e.Delta)
-		run.last = en.id
-		run.count++
-	}
-	flush()
-	return out
-}
-
-// wireDelta is the part of a wire message_update that merging reads.
-type wireDelta struct {
-	Type                  events.Type `json:"type"`
-	V                     int         `json:"v"`
-	AssistantMessageEvent struct {
-		Type         string `json:"type"`
-		ContentIndex int    `json:"contentIndex"`
-		Delta        string `json:"delta"`
-	} `json:"assistantMessageEvent"`
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/faux"
+	"github.com/agentloop/agentloop/tools"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -110,10 +111,15 @@ func TestResumeWithoutLossOrDuplicates(t *testing.T) {
 	if err := json.Unmarshal([]byte(f.data), &e); err != nil || f.id != "6" || e["toolCallId"] != "c6" || e["type"] != "tool_execution_start" {
 		t.Fatalf("live event %+v %v", f, err)
 	}
-	// Without an id the stream starts at the oldest buffered event.
+	// Without an id the stream starts with a snapshot as of the newest
+	// event: here, six tool calls running.
 	c2 := connect(t, context.Background(), srv.URL, "")
-	if f := c2.event(t); f.id != "1" {
-		t.Fatalf("fresh client starts at %s", f.id)
+	if f := c2.event(t); f.id != "6" || f.name != "snapshot" || strings.Count(f.data, `"toolName":"t"`) != 6 {
+		t.Fatalf("fresh client starts with %+v", f)
+	}
+	b.Publish(context.Background(), start("c7"))
+	if f := c2.event(t); f.id != "7" {
+		t.Fatalf("after the snapshot: %+v", f)
 	}
 }
 
@@ -126,13 +132,11 @@ func TestGapWhenBufferOverflowed(t *testing.T) {
 		b.Publish(context.Background(), start(fmt.Sprint(i)))
 	}
 	c := connect(t, context.Background(), srv.URL, b.epoch+"-1")
-	if f := c.event(t); f.name != "gap" || f.data != `{"missed":5}` {
+	if f := c.event(t); f.name != "gap" || !strings.HasPrefix(f.data, `{"missed":5,`) {
 		t.Fatalf("first frame %+v", f)
 	}
-	for _, want := range []string{"7", "8", "9", "10"} {
-		if f := c.event(t); f.id != want {
-			t.Fatalf("got %s, want %s", f.id, want)
-		}
+	if f := c.event(t); f.name != "snapshot" || f.id != "10" || strings.Count(f.data, `"toolName":"t"`) != 10 {
+		t.Fatalf("after the gap: %+v", f)
 	}
 }
 
@@ -242,10 +246,10 @@ func TestHeartbeatAndCloseOnAgentEnd(t *testing.T) {
 	}
 }
 
-// TestForeignIDsGetAGapAndEverything: an id from another epoch (a server
+// TestForeignIDsGetAGapAndASnapshot: an id from another epoch (a server
 // that restarted), one past the newest event, a huge one and garbage each
-// get a gap event and then everything the buffer holds, never silence.
-func TestForeignIDsGetAGapAndEverything(t *testing.T) {
+// get a gap event and then a snapshot, never silence.
+func TestForeignIDsGetAGapAndASnapshot(t *testing.T) {
 	b := New(16)
 	srv := httptest.NewServer(b)
 	defer srv.Close()
@@ -258,10 +262,8 @@ func TestForeignIDsGetAGapAndEverything(t *testing.T) {
 		if f := c.event(t); f.name != "gap" || !strings.Contains(f.data, "not one of this server's") {
 			t.Fatalf("%s: first frame %+v", id, f)
 		}
-		for _, want := range []string{"1", "2", "3"} {
-			if f := c.event(t); f.id != want || f.epoch != b.epoch {
-				t.Fatalf("%s: got %+v, want id %s", id, f, want)
-			}
+		if f := c.event(t); f.name != "snapshot" || f.id != "3" || f.epoch != b.epoch {
+			t.Fatalf("%s: got %+v, want a snapshot as of 3", id, f)
 		}
 	}
 	if New(1).epoch == b.epoch {
@@ -278,8 +280,8 @@ func TestBufferBoundedByBytes(t *testing.T) {
 		b.Publish(context.Background(), start(fmt.Sprintf("call-%03d", i)))
 	}
 	b.mu.Lock()
-	n, bytes := len(b.buf), b.bytes
-	newest := b.buf[(b.start+n-1)%n].id
+	n, bytes := len(b.buf)-b.head, b.bytes
+	newest := b.buf[len(b.buf)-1].id
 	b.mu.Unlock()
 	if bytes > 2000 || n == 0 || n == 100 || newest != 100 {
 		t.Fatalf("%d events, %d bytes, newest %d", n, bytes, newest)
@@ -357,45 +359,104 @@ func TestWireBytesGrowWithTheText(t *testing.T) {
 }
 
 // TestReloadMidRunDownloadsTheTranscript: a page that loads in the middle
-// of a long streamed answer gets the message so far as one merged delta,
-// not one event per piece; a client resuming from an id still gets every
-// event after it.
+// of a long streamed answer gets the conversation so far in one snapshot
+// (the answer so far once, not one event per piece) even when the replay
+// buffer no longer holds the answer's start; a client resuming from an id
+// the buffer holds still gets every event after it.
 func TestReloadMidRunDownloadsTheTranscript(t *testing.T) {
-	b := New(100000)
-	srv := httptest.NewServer(b)
-	defer srv.Close()
-	bl := providers.NewBuilder(providers.Model{ID: "m"})
+	for _, tt := range []struct {
+		name     string
+		maxBytes int
+	}{
+		{"the buffer holds the run", 0},
+		{"the buffer lost the answer's start", 64 << 10},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := New(100000)
+			b.MaxBytes = tt.maxBytes
+			srv := httptest.NewServer(b)
+			defer srv.Close()
+			bl := providers.NewBuilder(providers.Model{ID: "m"})
+			ctx := context.Background()
+			user := providers.NewUserText("go")
+			b.Publish(ctx, events.AgentStart{})
+			b.Publish(ctx, events.MessageStart{Message: user})
+			b.Publish(ctx, events.MessageEnd{Message: user})
+			b.Publish(ctx, events.MessageStart{Message: *bl.Start().Message})
+			b.Publish(ctx, events.MessageUpdate{Stream: bl.TextStart()})
+			for range 25000 {
+				b.Publish(ctx, events.MessageUpdate{Stream: bl.TextDelta("abcd")})
+			}
+			b.Close() // the streams end with what was published: the run "so far"
+			read := func(lastID string) (int, string) {
+				req, _ := http.NewRequest("GET", srv.URL, nil)
+				if lastID != "" {
+					req.Header.Set("Last-Event-ID", lastID)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				body, _ := io.ReadAll(resp.Body)
+				return len(body), string(body)
+			}
+			n, body := read("")
+			var snap struct {
+				Messages  []json.RawMessage          `json:"messages"`
+				Streaming providers.AssistantMessage `json:"streaming"`
+				Running   bool                       `json:"running"`
+			}
+			_, data, _ := strings.Cut(body, "event: snapshot\ndata: ")
+			data, _, _ = strings.Cut(data, "\n")
+			if err := json.Unmarshal([]byte(data), &snap); err != nil {
+				t.Fatalf("no snapshot: %v", err)
+			}
+			if n > 100000+2000 || snap.Streaming.Text() != strings.Repeat("abcd", 25000) || len(snap.Messages) != 1 || !snap.Running ||
+				strings.Count(body, "event: ") != 1 {
+				t.Fatalf("a page load mid-run downloaded %d bytes in %d events: %d messages, %d bytes in flight", n, strings.Count(body, "event: "), len(snap.Messages), len(snap.Streaming.Text()))
+			}
+			t.Logf("page load mid-run: %d bytes", n)
+			if tt.maxBytes == 0 {
+				resumed, rbody := read(b.epoch + "-5")
+				if strings.Count(rbody, "event: message_update") != 25000 {
+					t.Fatalf("a resuming client got %d updates (%d bytes)", strings.Count(rbody, "event: message_update"), resumed)
+				}
+				t.Logf("resuming from the message's start: %d bytes", resumed)
+			}
+		})
+	}
+}
+
+// TestSnapshotKeepsTheConversation: a snapshot holds the messages that
+// ended (the oldest dropped past MaxBytes, and counted), the tool calls
+// running with their progress, and no run once it ended.
+func TestSnapshotKeepsTheConversation(t *testing.T) {
+	b := New(16)
+	b.MaxBytes = 4000
 	ctx := context.Background()
-	user := providers.NewUserText("go")
 	b.Publish(ctx, events.AgentStart{})
-	b.Publish(ctx, events.MessageStart{Message: user})
-	b.Publish(ctx, events.MessageEnd{Message: user})
-	b.Publish(ctx, events.MessageStart{Message: *bl.Start().Message})
-	bl.TextStart()
-	for range 25000 {
-		b.Publish(ctx, events.MessageUpdate{Stream: bl.TextDelta("abcd")})
+	for i := range 100 {
+		b.Publish(ctx, events.MessageEnd{Message: providers.NewUserText(fmt.Sprintf("message %03d %s", i, strings.Repeat("x", 100)))})
 	}
-	b.Close() // the streams end with what was published: the run "so far"
-	read := func(lastID string) (int, string) {
-		req, _ := http.NewRequest("GET", srv.URL, nil)
-		if lastID != "" {
-			req.Header.Set("Last-Event-ID", lastID)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return len(body), string(body)
+	b.Publish(ctx, events.ToolExecutionStart{ToolCallID: "a", ToolName: "read", Args: map[string]any{"p": 1}})
+	b.Publish(ctx, events.ToolExecutionStart{ToolCallID: "b", ToolName: "read"})
+	b.Publish(ctx, events.ToolExecutionUpdate{ToolCallID: "b", ToolName: "read", Partial: tools.TextResult("half")})
+	b.Publish(ctx, events.ToolExecutionEnd{ToolCallID: "a", ToolName: "read"})
+	var snap snapshotFrame
+	data, _ := b.pending(0, true).snapshot, 0
+	if err := json.Unmarshal(data, &snap); err != nil {
+		t.Fatal(err)
 	}
-	n, body := read("")
-	if n > 2*100000+2000 || !strings.Contains(body, strings.Repeat("abcd", 25000)) || strings.Count(body, "event: message_update") != 1 {
-		t.Fatalf("a page load mid-run downloaded %d bytes in %d updates", n, strings.Count(body, "event: message_update"))
+	last := string(snap.Messages[len(snap.Messages)-1])
+	if len(data) > 2*4000 || snap.Omitted == 0 || snap.Omitted+len(snap.Messages) != 100 || !strings.Contains(last, "message 099") {
+		t.Fatalf("%d bytes: %d messages kept, %d omitted, last %s", len(data), len(snap.Messages), snap.Omitted, last)
 	}
-	resumed, rbody := read(b.epoch + "-4")
-	if strings.Count(rbody, "event: message_update") != 25000 {
-		t.Fatalf("a resuming client got %d updates (%d bytes)", strings.Count(rbody, "event: message_update"), resumed)
+	if !snap.Running || len(snap.Tools) != 1 || snap.Tools[0].ID != "b" || snap.Tools[0].Partial == nil || snap.Streaming != nil {
+		t.Fatalf("running %v, tools %+v, streaming %v", snap.Running, snap.Tools, snap.Streaming)
 	}
-	t.Logf("page load mid-run: %d bytes; resuming from the message's start: %d bytes", n, resumed)
+	b.Publish(ctx, events.AgentEnd{})
+	if err := json.Unmarshal(b.pending(0, true).snapshot, &snap); err != nil || snap.Running || len(snap.Tools) != 0 {
+		t.Fatalf("after the run: running %v, tools %+v", snap.Running, snap.Tools)
+	}
 }

@@ -125,8 +125,8 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// browser starts headless Chromium for one test.
-func browser(t *testing.T) context.Context {
+// browser starts headless Chromium for one test, with any extra options.
+func browser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	exe := chromium(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -134,6 +134,7 @@ func browser(t *testing.T) context.Context {
 		chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
 		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1100, 800))
+	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)

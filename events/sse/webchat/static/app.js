@@ -1,5 +1,6 @@
-// The page is a pure function of the agent's event stream: a reload
-// replays the buffered events and rebuilds the same view.
+// The page is a pure function of the agent's event stream: a load starts
+// from a snapshot of the conversation (kept by the server), then follows the
+// events live; a reconnect resumes after the last event it applied.
 "use strict";
 
 const log = document.getElementById("log");
@@ -10,6 +11,7 @@ const input = document.getElementById("input");
 
 let epoch = "", lastSeq = 0; // events of this epoch at or below lastSeq were already applied
 let bubble = null;         // the assistant message being streamed
+let unshown = "";          // streamed text not yet on the page (shown once a frame)
 let toolsBox = null;       // the tool cards of the current turn
 const cards = new Map();   // toolCallId -> card element
 
@@ -42,36 +44,21 @@ const handlers = {
     }
   },
   message_update(e) {
-    // The wire carries the change only: text deltas append to the bubble.
+    // The wire carries the change only: text deltas append to the bubble,
+    // once a frame however many arrive (appending each alone would lay the
+    // whole text out again for every piece).
     const d = e.assistantMessageEvent;
-    if (bubble && d && d.type === "text_delta") bubble.textContent += d.delta;
-    scroll();
+    if (!bubble || !d || d.type !== "text_delta") return;
+    if (!unshown) requestAnimationFrame(showStreamed);
+    unshown += d.delta;
   },
   message_end(e) {
-    const m = e.message;
-    if (m.role === "user") {
-      log.appendChild(el("div", "msg user", typeof m.content === "string" ? m.content : textOf(m.content)));
-    } else if (m.role === "assistant") {
-      const b = bubble || log.appendChild(el("div", "msg assistant"));
-      b.textContent = textOf(m.content) || (m.errorMessage ? "" : "…");
-      delete b.dataset.streaming;
-      if (m.errorMessage) {
-        b.classList.add("error");
-        b.textContent += (b.textContent ? "\n" : "") + "(" + m.stopReason + ": " + m.errorMessage + ")";
-      }
-      if (!m.content.some((c) => c.type === "toolCall")) b.classList.add("final");
-      if (!b.textContent) b.remove();
-      bubble = null;
-    }
+    showStreamed();
+    showMessage(e.message);
     scroll();
   },
   tool_execution_start(e) {
-    if (!toolsBox) toolsBox = log.appendChild(el("div", "turn-tools"));
-    const card = toolsBox.appendChild(el("div", "tool-card running"));
-    card.dataset.callId = e.toolCallId;
-    card.append(el("div", "name", e.toolName), el("div", "args", JSON.stringify(e.args)),
-      el("div", "progress", "started"), el("div", "result"));
-    cards.set(e.toolCallId, card);
+    toolCard(e.toolCallId, e.toolName, e.args).classList.add("running");
     scroll();
   },
   tool_execution_update(e) {
@@ -79,14 +66,85 @@ const handlers = {
     if (card) card.querySelector(".progress").textContent = textOf(e.partialResult.content);
   },
   tool_execution_end(e) {
-    const card = cards.get(e.toolCallId);
-    if (!card) return;
-    card.classList.remove("running");
-    card.classList.add(e.isError ? "error" : "done");
-    card.querySelector(".progress").textContent = e.isError ? "failed" : "done";
-    card.querySelector(".result").textContent = textOf(e.result.content);
+    finishCard(e.toolCallId, e.isError, e.result.content);
+  },
+  snapshot(e) {
+    // The conversation so far, in one piece: the view is rebuilt from it.
+    log.replaceChildren();
+    cards.clear();
+    bubble = null;
+    unshown = "";
+    toolsBox = null;
+    if (e.omitted) log.appendChild(el("div", "msg assistant error", "(" + e.omitted + " earlier messages are no longer kept)"));
+    for (const m of e.messages) showMessage(m);
+    for (const t of e.tools) {
+      const card = toolCard(t.toolCallId, t.toolName, t.args);
+      card.classList.add("running");
+      if (t.partialResult) card.querySelector(".progress").textContent = textOf(t.partialResult.content);
+    }
+    if (e.streaming) {
+      bubble = log.appendChild(el("div", "msg assistant", textOf(e.streaming.content)));
+      bubble.dataset.streaming = "true";
+    }
+    setBusy(e.running);
+    scroll();
   },
 };
+
+// showStreamed appends the text streamed since the last frame.
+function showStreamed() {
+  if (bubble && unshown) {
+    bubble.append(unshown);
+    scroll();
+  }
+  unshown = "";
+}
+
+// showMessage shows a message that ended: the user's, the assistant's (its
+// text, and a card per tool call), or a tool's result (on its card).
+function showMessage(m) {
+  if (m.role === "user") {
+    log.appendChild(el("div", "msg user", typeof m.content === "string" ? m.content : textOf(m.content)));
+  } else if (m.role === "assistant") {
+    const b = bubble || log.appendChild(el("div", "msg assistant"));
+    b.textContent = textOf(m.content) || (m.errorMessage ? "" : "…");
+    delete b.dataset.streaming;
+    if (m.errorMessage) {
+      b.classList.add("error");
+      b.textContent += (b.textContent ? "\n" : "") + "(" + m.stopReason + ": " + m.errorMessage + ")";
+    }
+    const calls = m.content.filter((c) => c.type === "toolCall");
+    if (!calls.length) b.classList.add("final");
+    if (!b.textContent) b.remove();
+    bubble = null;
+    toolsBox = null;
+    for (const c of calls) toolCard(c.id, c.name, c.arguments);
+  } else if (m.role === "toolResult") {
+    finishCard(m.toolCallId, m.isError, m.content);
+  }
+}
+
+// toolCard returns the card of a tool call, making it if there is none.
+function toolCard(id, name, args) {
+  let card = cards.get(id);
+  if (card) return card;
+  if (!toolsBox) toolsBox = log.appendChild(el("div", "turn-tools"));
+  card = toolsBox.appendChild(el("div", "tool-card"));
+  card.dataset.callId = id;
+  card.append(el("div", "name", name), el("div", "args", JSON.stringify(args)),
+    el("div", "progress", "started"), el("div", "result"));
+  cards.set(id, card);
+  return card;
+}
+
+function finishCard(id, isError, content) {
+  const card = cards.get(id);
+  if (!card) return;
+  card.classList.remove("running");
+  card.classList.add(isError ? "error" : "done");
+  card.querySelector(".progress").textContent = isError ? "failed" : "done";
+  card.querySelector(".result").textContent = textOf(content);
+}
 
 function connect() {
   const source = new EventSource("/api/events");
@@ -103,9 +161,9 @@ function connect() {
       handlers[name](JSON.parse(msg.data));
     });
   }
-  source.addEventListener("gap", () => {
-    log.appendChild(el("div", "msg assistant error", "(some earlier events are no longer available)"));
-  });
+  // A gap (events this page missed are no longer kept) is always followed
+  // by a snapshot, which rebuilds the view.
+  source.addEventListener("gap", (msg) => console.info("event stream gap:", msg.data));
 }
 
 form.addEventListener("submit", async (ev) => {
