@@ -333,6 +333,12 @@ func TestWireBytesGrowWithTheText(t *testing.T) {
 	b.CloseOnAgentEnd = true
 	srv := httptest.NewServer(b)
 	defer srv.Close()
+	// The client follows the run live, from before its first event.
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
 	var n int
 	handler := func(ctx context.Context, e events.Event) {
 		b.Publish(ctx, e)
@@ -342,14 +348,12 @@ func TestWireBytesGrowWithTheText(t *testing.T) {
 		loop.Config{Provider: p, Model: providers.Model{ID: "m"}}, handler); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got := strings.Count(string(body), "event: message_update"); got < 25000 {
+		t.Fatalf("the client got %d updates, want every one", got)
 	}
 	bound := 4*len(answer) + 200*n
 	t.Logf("%d events; wire %d bytes (bound %d)", n, len(body), bound)
