@@ -18,17 +18,24 @@ type Content interface {
 // Text is a block of plain text.
 type Text struct {
 	Text string `json:"text"`
-	// Signature is opaque provider metadata that must be replayed unchanged.
+	// Signature is opaque provider data that rode on the text (Gemini's
+	// thought signature, the Responses API's message id and phase), sent
+	// back unchanged to the model that produced it.
 	Signature string `json:"textSignature,omitempty"`
 }
 
 // Thinking is a block of model reasoning.
 type Thinking struct {
 	Thinking string `json:"thinking"`
-	// Signature is opaque replay data some providers require on the next
-	// request; for redacted thinking it holds the encrypted payload.
+	// Signature is opaque data the provider needs back on the next request
+	// (Anthropic's signature, Gemini's thought signature, the Responses
+	// API's reasoning item with its encrypted content); for redacted
+	// thinking it holds the encrypted payload. Only the model that produced
+	// it gets it back (see Target).
 	Signature string `json:"thinkingSignature,omitempty"`
-	Redacted  bool   `json:"redacted,omitempty"`
+	// Redacted marks reasoning the provider sent encrypted only
+	// (Anthropic's redacted_thinking): Thinking is empty, Signature holds it.
+	Redacted bool `json:"redacted,omitempty"`
 }
 
 // Image is an inline image.
@@ -57,6 +64,10 @@ type ToolCall struct {
 	// the provider kept less of it than that (RequestOptions.MaxArgumentBytes);
 	// 0 otherwise. The loop refuses such a call, saying how large it was.
 	ArgumentBytes int `json:"argumentBytes,omitempty"`
+	// Signature is opaque provider data that rode on the call (Gemini's
+	// thought signature, the Responses API's item id), sent back unchanged
+	// to the model that produced it.
+	Signature string `json:"thoughtSignature,omitempty"`
 }
 
 // ContentType reports the block's JSON type name.

@@ -8,6 +8,9 @@ type Usage struct {
 	CacheWrite  int  `json:"cacheWrite"`
 	TotalTokens int  `json:"totalTokens"`
 	Cost        Cost `json:"cost"`
+	// Reasoning is how many of the Output tokens were reasoning, when the
+	// provider says.
+	Reasoning int `json:"reasoning,omitempty"`
 }
 
 // Cost is the price of a Usage in dollars, by kind of token.

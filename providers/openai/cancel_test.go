@@ -99,7 +99,7 @@ func TestCancellationLeavesASendableTranscript(t *testing.T) {
 				t.Fatalf("an aborted run returned %v", err)
 			}
 			msgs := append(a.State().Messages, providers.NewUserText("continue"))
-			out := convertMessages("system", msgs)
+			out := convertMessages("system", testModel, msgs)
 			if err := sendable(out); err != nil {
 				var b strings.Builder
 				for _, m := range out {

@@ -117,7 +117,7 @@ func TestTranscriptRepair(t *testing.T) {
 		providers.ToolResultMessage{ToolCallID: "zz", ToolName: "ghost", Content: []providers.Content{providers.Text{Text: "?"}}},
 		providers.NewUserText("again"),
 	}
-	out := convertMessages("", msgs)
+	out := convertMessages("", testModel, msgs)
 	var roles []string
 	for _, m := range out {
 		roles = append(roles, m.Role+":"+m.ToolCallID)
@@ -128,7 +128,7 @@ func TestTranscriptRepair(t *testing.T) {
 	if out[1].ToolCalls[1].Function.Arguments != "{}" || out[1].ToolCalls[0].Function.Arguments != `{"path":"a"}` {
 		t.Fatalf("arguments %+v", out[1].ToolCalls)
 	}
-	if out[3].Content != cancelledResult {
+	if out[3].Content != providers.MissingResultText {
 		t.Fatalf("synthetic result %q", out[3].Content)
 	}
 	if out[4].Content != "again" {

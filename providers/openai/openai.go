@@ -182,7 +182,7 @@ func (p *Provider) request(req *providers.Request) goopenai.ChatCompletionReques
 	out := goopenai.ChatCompletionRequest{
 		Model:         name,
 		Stream:        true,
-		Messages:      convertMessages(req.SystemPrompt, req.Messages),
+		Messages:      convertMessages(req.SystemPrompt, req.Model, req.Messages),
 		StreamOptions: &goopenai.StreamOptions{IncludeUsage: true},
 		ToolChoice:    p.opts.ToolChoice,
 	}
