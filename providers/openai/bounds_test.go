@@ -69,7 +69,7 @@ func TestHostileServers(t *testing.T) {
 		t.Run(h.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, 4<<20) }))
 			defer srv.Close()
-			p := New(Options{APIKey: "k", BaseURL: srv.URL, MaxRetries: -1, MaxLineBytes: 64 << 10, MaxResponseBytes: 1 << 20})
+			p := New(Options{APIKey: "k", BaseURL: srv.URL, HTTPOptions: providers.HTTPOptions{MaxRetries: -1, MaxLineBytes: 64 << 10, MaxResponseBytes: 1 << 20}})
 			m := final(stream(t, context.Background(), p, nil))
 			if m.StopReason != providers.StopReasonError || !strings.Contains(m.ErrorMessage, h.want) || len(m.ErrorMessage) > 400 {
 				t.Fatalf("%s: %q", m.StopReason, m.ErrorMessage)
@@ -111,7 +111,7 @@ func TestTimeouts(t *testing.T) {
 			defer srv.Close()
 			// The timeouts are short; the server would wait forever, so
 			// only the timeout can end the stream.
-			p := New(Options{APIKey: "k", BaseURL: srv.URL, MaxRetries: -1, HeaderTimeout: 50 * time.Millisecond, IdleTimeout: 50 * time.Millisecond})
+			p := New(Options{APIKey: "k", BaseURL: srv.URL, HTTPOptions: providers.HTTPOptions{MaxRetries: -1, HeaderTimeout: 50 * time.Millisecond, IdleTimeout: 50 * time.Millisecond}})
 			m := final(stream(t, context.Background(), p, nil))
 			if m.StopReason != providers.StopReasonError || !strings.Contains(m.ErrorMessage, tc.want) {
 				t.Fatalf("%s: %q", m.StopReason, m.ErrorMessage)
@@ -130,7 +130,7 @@ func BenchmarkHostileServers(b *testing.B) {
 		b.Run(strings.ReplaceAll(h.name, " ", "-"), func(b *testing.B) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, sizes[h.name]) }))
 			defer srv.Close()
-			p := New(Options{APIKey: "k", BaseURL: srv.URL, MaxRetries: -1})
+			p := New(Options{APIKey: "k", BaseURL: srv.URL, HTTPOptions: providers.HTTPOptions{MaxRetries: -1}})
 			peak, base := heapwatch.Peak(5*time.Millisecond, func() {
 				for b.Loop() {
 					m := final(stream(b, context.Background(), p, nil))

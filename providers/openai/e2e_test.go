@@ -153,7 +153,7 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 		var logs bytes.Buffer
 		var seen bytes.Buffer
 		a, err := agent.New(agent.Options{
-			Config: loop.Config{Provider: s.provider(Options{APIKey: key, MaxRetries: -1}), Model: testModel},
+			Config: loop.Config{Provider: s.provider(Options{APIKey: key, HTTPOptions: providers.HTTPOptions{MaxRetries: -1}}), Model: testModel},
 			Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 		})
 		if err != nil {
@@ -191,7 +191,7 @@ func TestMalformedChunksNeverPanic(t *testing.T) {
 		"event: ping\n\n: comment\n\ndata: {\"choices\":[]}\n\n",
 	} {
 		s := newServer(t, reply{body: body})
-		m := final(stream(t, context.Background(), s.provider(Options{MaxRetries: -1}), nil))
+		m := final(stream(t, context.Background(), s.provider(Options{HTTPOptions: providers.HTTPOptions{MaxRetries: -1}}), nil))
 		raw, _ := json.Marshal(m)
 		if len(raw) == 0 {
 			t.Fatal("no message")

@@ -34,7 +34,7 @@ func FuzzSSE(f *testing.F) {
 	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":3}]}}]}\n\ndata: [DONE]\n\n"))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		in := bytes.Clone(body)
-		p := New(Options{APIKey: "k", BaseURL: "http://fuzz.invalid/v1", MaxRetries: -1, HTTPClient: &http.Client{Transport: bodyTransport(body)}})
+		p := New(Options{APIKey: "k", BaseURL: "http://fuzz.invalid/v1", HTTPOptions: providers.HTTPOptions{MaxRetries: -1, Client: &http.Client{Transport: bodyTransport(body)}}})
 		seq, _ := p.Stream(context.Background(), &providers.Request{Model: testModel, Messages: []providers.Message{providers.NewUserText("x")}})
 		ends := 0
 		var last providers.StreamEvent

@@ -42,14 +42,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"net"
 	"net/http"
 	"os"
 	"strings"
-	"time"
 
 	goopenai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentloop/agentloop/internal/httpx"
 	"github.com/agentloop/agentloop/providers"
 )
 
@@ -72,38 +71,10 @@ type Options struct {
 	ParallelToolCalls *bool
 	// Headers are added to every request.
 	Headers map[string]string
-	// HTTPClient sends the requests; nil uses one whose connections time
-	// out after ConnectTimeout. Its own Timeout, if any, bounds a whole
-	// stream; the provider's timeouts apply either way.
-	HTTPClient *http.Client
 
-	// ConnectTimeout bounds dialing the server (with the default client);
-	// 0 means 30s.
-	ConnectTimeout time.Duration
-	// HeaderTimeout bounds the wait for the response's headers after the
-	// request was sent; 0 means 2 minutes.
-	HeaderTimeout time.Duration
-	// IdleTimeout bounds the silence between two reads of a stream; 0
-	// means 5 minutes (reasoning models may think that long before their
-	// first token).
-	IdleTimeout time.Duration
-	// MaxLineBytes bounds one line of the event stream; 0 means 4 MiB.
-	MaxLineBytes int
-	// MaxResponseBytes bounds one response's body; 0 means 64 MiB.
-	MaxResponseBytes int64
-	// MaxErrorBodyBytes bounds how much of an error response is read; 0
-	// means 64 KiB.
-	MaxErrorBodyBytes int64
-
-	// MaxRetries is how many times a request refused with 429 or 5xx before
-	// the first token is tried again; 0 means 3, negative means never.
-	MaxRetries int
-	// RetryBaseDelay is the first backoff; 0 means 500ms. Each retry doubles
-	// it, with jitter.
-	RetryBaseDelay time.Duration
-	// MaxRetryDelay caps one wait; a Retry-After beyond it ends the retries.
-	// 0 means 30s.
-	MaxRetryDelay time.Duration
+	// HTTPOptions bound what the provider reads and how long it waits, and
+	// say how it retries; the zero value means the defaults.
+	providers.HTTPOptions
 }
 
 // Provider streams chat completions. It is safe for concurrent use.
@@ -124,36 +95,8 @@ func New(opts Options) *Provider {
 		opts.BaseURL = "https://api.openai.com/v1"
 	}
 	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
-	if opts.MaxRetries == 0 {
-		opts.MaxRetries = 3
-	}
-	if opts.RetryBaseDelay <= 0 {
-		opts.RetryBaseDelay = 500 * time.Millisecond
-	}
-	if opts.MaxRetryDelay <= 0 {
-		opts.MaxRetryDelay = 30 * time.Second
-	}
-	opts.ConnectTimeout = orDefault(opts.ConnectTimeout, 30*time.Second)
-	opts.HeaderTimeout = orDefault(opts.HeaderTimeout, 2*time.Minute)
-	opts.IdleTimeout = orDefault(opts.IdleTimeout, 5*time.Minute)
-	opts.MaxLineBytes = orDefault(opts.MaxLineBytes, 4<<20)
-	opts.MaxResponseBytes = orDefault(opts.MaxResponseBytes, 64<<20)
-	opts.MaxErrorBodyBytes = orDefault(opts.MaxErrorBodyBytes, 64<<10)
-	client := opts.HTTPClient
-	if client == nil {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.DialContext = (&net.Dialer{Timeout: opts.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
-		t.DisableCompression = true
-		client = &http.Client{Transport: t}
-	}
-	return &Provider{opts: opts, client: client}
-}
-
-func orDefault[T int | int64 | time.Duration](v, def T) T {
-	if v <= 0 {
-		return def
-	}
-	return v
+	opts.HTTPOptions = opts.HTTPOptions.WithDefaults()
+	return &Provider{opts: opts, client: httpx.Client(opts.HTTPOptions)}
 }
 
 // Stream implements [providers.Provider].

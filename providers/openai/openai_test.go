@@ -137,7 +137,7 @@ func TestFailures(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer(t, tc.reply)
-			m := final(stream(t, context.Background(), s.provider(Options{MaxRetries: -1}), nil))
+			m := final(stream(t, context.Background(), s.provider(Options{HTTPOptions: providers.HTTPOptions{MaxRetries: -1}}), nil))
 			if m.StopReason != tc.reason || !strings.Contains(m.ErrorMessage, tc.text) || m.ErrorMessage == "" {
 				t.Fatalf("%s %q", m.StopReason, m.ErrorMessage)
 			}
@@ -163,7 +163,7 @@ func TestRetryGivesUp(t *testing.T) {
 	// A Retry-After beyond the ceiling ends the retries at once.
 	s := newServer(t, reply{status: 429, headers: map[string]string{"Retry-After": "3600"}, body: `{"error":{"message":"quota","type":"rate_limit"}}`})
 	start := time.Now()
-	m := final(stream(t, context.Background(), s.provider(Options{MaxRetryDelay: time.Second}), nil))
+	m := final(stream(t, context.Background(), s.provider(Options{HTTPOptions: providers.HTTPOptions{MaxRetryDelay: time.Second}}), nil))
 	if m.StopReason != providers.StopReasonError || !strings.Contains(m.ErrorMessage, "HTTP 429") || len(s.requests()) != 1 {
 		t.Fatalf("%s %q after %d requests", m.StopReason, m.ErrorMessage, len(s.requests()))
 	}

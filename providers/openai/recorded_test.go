@@ -108,7 +108,7 @@ func TestRecordedStreams(t *testing.T) {
 				}
 			}))
 			defer srv.Close()
-			p := New(Options{APIKey: "k", BaseURL: srv.URL + "/v1", MaxRetries: -1})
+			p := New(Options{APIKey: "k", BaseURL: srv.URL + "/v1", HTTPOptions: providers.HTTPOptions{MaxRetries: -1}})
 			evs := stream(t, context.Background(), p, nil)
 			ends := 0
 			for _, e := range evs {

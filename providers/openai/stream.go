@@ -7,12 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/agentloop/agentloop/internal/httpx"
 	"github.com/agentloop/agentloop/internal/partialjson"
 	"github.com/agentloop/agentloop/providers"
 )
@@ -56,22 +55,22 @@ func (s *streamer) run(ctx context.Context, body []byte) {
 	defer func() {
 		// A panic in a dependency must not escape the provider.
 		if r := recover(); r != nil && !s.stopped {
-			s.emit(s.b.Fail(providers.StopReasonError, s.redact(fmt.Sprintf("openai provider: panic: %v", r)), s.usage))
+			s.emit(s.b.Fail(providers.StopReasonError, httpx.Redact(fmt.Sprintf("openai provider: panic: %v", r), s.key), s.usage))
 		}
 	}()
 	if !s.emit(s.b.Start()) {
 		return
 	}
-	stream, err := s.open(ctx, body)
+	stream, err := s.p.post(ctx, "/chat/completions", s.key, body)
 	if err != nil {
 		s.fail(ctx, err)
 		return
 	}
 	defer stream.Close()
 	s.calls, s.lastIdx = map[int]*callState{}, -1
-	events := newSSEReader(stream, s.p.opts.MaxLineBytes)
+	events := httpx.NewSSEReader(stream, s.p.opts.MaxLineBytes)
 	for {
-		ev, err := events.next()
+		ev, err := events.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -79,24 +78,24 @@ func (s *streamer) run(ctx context.Context, body []byte) {
 			s.fail(ctx, err)
 			return
 		}
-		if bytes.Equal(bytes.TrimSpace(ev.data), []byte("[DONE]")) {
+		if bytes.Equal(bytes.TrimSpace(ev.Data), []byte("[DONE]")) {
 			break
 		}
 		var c chunk
-		if err := json.Unmarshal(ev.data, &c); err != nil {
-			s.fail(ctx, fmt.Errorf("%w: %w", errMalformed, err))
+		if err := json.Unmarshal(ev.Data, &c); err != nil {
+			s.fail(ctx, fmt.Errorf("%w: %w", httpx.ErrMalformed, err))
 			return
 		}
 		if !s.chunk(c) {
 			return
 		}
-		if c.Error != nil && (ev.name == "error" || s.finish == "") {
+		if c.Error != nil && (ev.Name == "error" || s.finish == "") {
 			// The server's error, mid-stream: what arrived is kept.
-			s.fail(ctx, &streamError{message: c.Error.message()})
+			s.fail(ctx, &httpx.ServerError{Message: c.Error.message()})
 			return
 		}
-		if ev.name == "error" {
-			s.fail(ctx, &streamError{message: strings.TrimSpace(string(ev.data))})
+		if ev.Name == "error" {
+			s.fail(ctx, &httpx.ServerError{Message: strings.TrimSpace(string(ev.Data))})
 			return
 		}
 	}
@@ -105,21 +104,11 @@ func (s *streamer) run(ctx context.Context, body []byte) {
 		return
 	}
 	if s.finish == "" {
-		s.fail(ctx, errIncomplete)
+		s.fail(ctx, httpx.ErrIncomplete)
 		return
 	}
 	s.done()
 }
-
-var (
-	errIncomplete = errors.New("the stream ended before the response was complete")
-	errMalformed  = errors.New("malformed stream chunk")
-)
-
-// streamError is an error the server reported inside a stream.
-type streamError struct{ message string }
-
-func (e *streamError) Error() string { return "provider error: " + e.message }
 
 // chunk applies one streamed chunk; it reports false when the consumer
 // stopped.
@@ -239,47 +228,7 @@ func (s *streamer) fail(ctx context.Context, err error) {
 		s.emit(s.b.Fail(providers.StopReasonAborted, providers.AbortedMessage, s.model.Priced(s.usage)))
 		return
 	}
-	s.emit(s.b.Fail(providers.StopReasonError, s.redact(describe(err, s.redact)), s.model.Priced(s.usage)))
-}
-
-// maxErrorBody is how much of an error response's body a message quotes.
-const maxErrorBody = 300
-
-// describe says what went wrong in words the model and the user can use.
-// redact removes the key from a server's text before it is cut, so that a
-// cut can never leave part of the key behind.
-func describe(err error, redact func(string) string) string {
-	var he *httpError
-	if errors.As(err, &he) {
-		msg := redact(he.message)
-		if len(msg) > maxErrorBody {
-			cut := maxErrorBody
-			for cut > 0 && !utf8.RuneStart(msg[cut]) {
-				cut--
-			}
-			msg = msg[:cut] + "..."
-		}
-		if msg == "" {
-			msg = http.StatusText(he.status)
-		}
-		return fmt.Sprintf("HTTP %d: %s", he.status, msg)
-	}
-	var se *streamError
-	var le *limitError
-	switch {
-	case errors.As(err, &se), errors.As(err, &le), errors.Is(err, errIncomplete), errors.Is(err, errMalformed),
-		errors.Is(err, errIdleTimeout), errors.Is(err, errHeaderTimeout), errors.Is(err, errCompressed):
-		return err.Error()
-	}
-	return "stream failed: " + err.Error()
-}
-
-// redact removes the API key from text that may echo it.
-func (s *streamer) redact(text string) string {
-	if len(s.key) >= 4 {
-		text = strings.ReplaceAll(text, s.key, "[redacted]")
-	}
-	return text
+	s.emit(s.b.Fail(providers.StopReasonError, httpx.Describe(err, s.key), s.model.Priced(s.usage)))
 }
 
 // wholeJSON reports whether text is complete JSON of any kind. Arguments

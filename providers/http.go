@@ -1,0 +1,75 @@
+package providers
+
+import (
+	"net/http"
+	"time"
+)
+
+// HTTPOptions are what every provider that talks to its server over HTTP
+// shares: how it sends requests, what it will read and how long it waits,
+// and how it retries before the first token. The zero value means the
+// defaults. Each limit, when passed, ends the message with stop reason
+// error and a message naming it.
+type HTTPOptions struct {
+	// Client sends the requests; nil uses one whose connections time out
+	// after ConnectTimeout. Its own Timeout, if any, bounds a whole stream;
+	// the limits below apply either way.
+	Client *http.Client
+
+	// ConnectTimeout bounds dialing the server (with the default client);
+	// 0 means 30s.
+	ConnectTimeout time.Duration
+	// HeaderTimeout bounds the wait for the response's headers after the
+	// request was sent; 0 means 2 minutes.
+	HeaderTimeout time.Duration
+	// IdleTimeout bounds the silence between two reads of a stream; 0
+	// means 5 minutes (reasoning models may think that long before their
+	// first token).
+	IdleTimeout time.Duration
+	// MaxLineBytes bounds one line of an event stream; 0 means 4 MiB.
+	MaxLineBytes int
+	// MaxResponseBytes bounds one response's body; 0 means 64 MiB.
+	MaxResponseBytes int64
+	// MaxErrorBodyBytes bounds how much of an error response is read; 0
+	// means 64 KiB.
+	MaxErrorBodyBytes int64
+
+	// MaxRetries is how many times a request refused with 429 or 5xx (or
+	// whose connection failed) before the first token is tried again; 0
+	// means 3, negative means never.
+	MaxRetries int
+	// RetryBaseDelay is the first backoff; 0 means 500ms. Each retry doubles
+	// it, with jitter; a wait the server asks for (Retry-After and the
+	// like) replaces it.
+	RetryBaseDelay time.Duration
+	// MaxRetryDelay caps one wait; a server asking for longer ends the
+	// retries. 0 means 30s.
+	MaxRetryDelay time.Duration
+}
+
+// WithDefaults returns o with every zero setting replaced by its default.
+func (o HTTPOptions) WithDefaults() HTTPOptions {
+	def := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.ConnectTimeout, 30*time.Second)
+	def(&o.HeaderTimeout, 2*time.Minute)
+	def(&o.IdleTimeout, 5*time.Minute)
+	def(&o.RetryBaseDelay, 500*time.Millisecond)
+	def(&o.MaxRetryDelay, 30*time.Second)
+	if o.MaxLineBytes <= 0 {
+		o.MaxLineBytes = 4 << 20
+	}
+	if o.MaxResponseBytes <= 0 {
+		o.MaxResponseBytes = 64 << 20
+	}
+	if o.MaxErrorBodyBytes <= 0 {
+		o.MaxErrorBodyBytes = 64 << 10
+	}
+	if o.MaxRetries == 0 {
+		o.MaxRetries = 3
+	}
+	return o
+}
