@@ -8,6 +8,7 @@
 package httpx
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -43,8 +44,10 @@ func (e *LimitError) Error() string {
 // Client returns an http.Client that sends through o.Client (or a default
 // one) with o's limits: it asks for an uncompressed response and refuses a
 // compressed one, gives up on headers after HeaderTimeout, and bounds a
-// successful body by MaxResponseBytes and IdleTimeout and an error body by
-// MaxErrorBodyBytes. o must have its defaults.
+// successful body by MaxResponseBytes, MaxLineBytes (bytes between two
+// newlines, whatever reads the lines: an SDK's scanner may allow far more)
+// and IdleTimeout, and an error body by MaxErrorBodyBytes. o must have its
+// defaults.
 func Client(o providers.HTTPOptions) *http.Client {
 	base := o.Client
 	if base == nil {
@@ -107,21 +110,24 @@ func (b *errorBody) Close() error {
 }
 
 // boundedBody is a stream's body with the limits: it fails past
-// MaxResponseBytes, and ends the request when a read waits longer than
-// IdleTimeout.
+// MaxResponseBytes or a line longer than MaxLineBytes, and ends the request
+// when a read waits longer than IdleTimeout.
 type boundedBody struct {
-	body   io.ReadCloser
-	cancel context.CancelCauseFunc
-	ctx    context.Context
-	left   int64 // bytes still allowed
-	limit  int64
-	idle   time.Duration
-	timer  *time.Timer
-	once   sync.Once
+	body    io.ReadCloser
+	cancel  context.CancelCauseFunc
+	ctx     context.Context
+	left    int64 // bytes still allowed
+	limit   int64
+	line    int // bytes since the last newline
+	maxLine int
+	idle    time.Duration
+	timer   *time.Timer
+	once    sync.Once
 }
 
 func newBoundedBody(body io.ReadCloser, cancel context.CancelCauseFunc, ctx context.Context, o providers.HTTPOptions) *boundedBody {
-	b := &boundedBody{body: body, cancel: cancel, ctx: ctx, left: o.MaxResponseBytes, limit: o.MaxResponseBytes, idle: o.IdleTimeout}
+	b := &boundedBody{body: body, cancel: cancel, ctx: ctx, left: o.MaxResponseBytes, limit: o.MaxResponseBytes,
+		maxLine: o.MaxLineBytes + 2, idle: o.IdleTimeout} // a line's bound excludes its ending
 	b.timer = time.AfterFunc(b.idle, func() { cancel(ErrIdleTimeout) })
 	return b
 }
@@ -136,6 +142,21 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	b.timer.Reset(b.idle)
 	n, err := b.body.Read(p)
 	b.left -= int64(n)
+	for rest := p[:n]; ; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			b.line += len(rest)
+		} else {
+			b.line += i
+		}
+		if b.line > b.maxLine {
+			return n, &LimitError{What: "an SSE line", Limit: int64(b.maxLine - 2), Name: "MaxLineBytes"}
+		}
+		if i < 0 {
+			break
+		}
+		b.line, rest = 0, rest[i+1:]
+	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		if c := context.Cause(b.ctx); errors.Is(c, ErrIdleTimeout) {
 			err = c

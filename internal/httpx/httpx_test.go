@@ -1,0 +1,160 @@
+package httpx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/providers"
+)
+
+// TestTransportLimits: each limit of the transport, passed by a server, is
+// reported as itself, whatever reads the body.
+func TestTransportLimits(t *testing.T) {
+	tests := []struct {
+		name  string
+		serve func(w http.ResponseWriter, r *http.Request)
+		want  error
+	}{
+		{"a long line inside one read", func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, "data: ok\n"+strings.Repeat("x", 3000)+"\ndata: ok\n")
+		}, &LimitError{Name: "MaxLineBytes"}},
+		{"a long line over several reads", func(w http.ResponseWriter, r *http.Request) {
+			for range 10 {
+				fmt.Fprint(w, strings.Repeat("y", 500))
+				w.(http.Flusher).Flush()
+			}
+		}, &LimitError{Name: "MaxLineBytes"}},
+		{"a long response", func(w http.ResponseWriter, r *http.Request) {
+			for range 100 {
+				fmt.Fprint(w, strings.Repeat("z", 100)+"\n")
+			}
+		}, &LimitError{Name: "MaxResponseBytes"}},
+		{"a compressed response", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Encoding", "gzip")
+			fmt.Fprint(w, "...")
+		}, ErrCompressed},
+		{"a silent stream", func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, "data: ok\n")
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		}, ErrIdleTimeout},
+		{"no headers", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, ErrHeaderTimeout},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { tt.serve(w, r) }))
+			defer srv.Close()
+			o := providers.HTTPOptions{MaxLineBytes: 1000, MaxResponseBytes: 5000, IdleTimeout: 100 * time.Millisecond, HeaderTimeout: 100 * time.Millisecond}.WithDefaults()
+			resp, err := Client(o).Get(srv.URL)
+			if err == nil {
+				_, err = io.ReadAll(resp.Body)
+				resp.Body.Close()
+			}
+			var le, want *LimitError
+			switch {
+			case errors.As(tt.want, &want):
+				if !errors.As(err, &le) || le.Name != want.Name {
+					t.Fatalf("got %v, want a %s error", err, want.Name)
+				}
+			case !errors.Is(err, tt.want):
+				t.Fatalf("got %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestErrorBodyIsCut: an error response's body is read up to
+// MaxErrorBodyBytes, however long it is.
+func TestErrorBodyIsCut(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprint(w, strings.Repeat("e", 100000))
+	}))
+	defer srv.Close()
+	resp, err := Client(providers.HTTPOptions{MaxErrorBodyBytes: 1000}.WithDefaults()).Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if raw, _ := io.ReadAll(resp.Body); len(raw) != 1000 {
+		t.Fatalf("read %d bytes of the error body", len(raw))
+	}
+}
+
+// TestRetry: rate limits and server errors are retried, waiting as long as
+// the server asks; refusals, limits and cancellation are not; a wait past
+// MaxRetryDelay ends the retries.
+func TestRetry(t *testing.T) {
+	o := providers.HTTPOptions{RetryBaseDelay: time.Millisecond, MaxRetries: 2, MaxRetryDelay: time.Second}.WithDefaults()
+	tests := []struct {
+		name  string
+		errs  []error
+		calls int
+		ok    bool
+	}{
+		{"succeeds after a 429 and a 503", []error{&HTTPError{Status: 429}, &HTTPError{Status: 503}}, 3, true},
+		{"gives up after MaxRetries", []error{&HTTPError{Status: 500}, &HTTPError{Status: 500}, &HTTPError{Status: 500}}, 3, false},
+		{"a refusal is final", []error{&HTTPError{Status: 400}}, 1, false},
+		{"a limit is final", []error{&LimitError{Name: "MaxLineBytes"}}, 1, false},
+		{"a wait past MaxRetryDelay ends it", []error{&HTTPError{Status: 429, RetryAfter: time.Hour}}, 1, false},
+		{"a short Retry-After is honoured", []error{&HTTPError{Status: 429, RetryAfter: 5 * time.Millisecond}}, 2, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := 0
+			_, err := Retry(context.Background(), o, func() (int, error) {
+				calls++
+				if calls <= len(tt.errs) {
+					return 0, tt.errs[calls-1]
+				}
+				return 1, nil
+			})
+			if calls != tt.calls || (err == nil) != tt.ok {
+				t.Fatalf("%d calls, error %v", calls, err)
+			}
+		})
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		h    http.Header
+		want time.Duration
+		ok   bool
+	}{
+		{http.Header{"Retry-After": {"2"}}, 2 * time.Second, true},
+		{http.Header{"Retry-After-Ms": {"150"}, "Retry-After": {"9"}}, 150 * time.Millisecond, true},
+		{http.Header{"Retry-After": {now.Add(3 * time.Second).Format(http.TimeFormat)}}, 3 * time.Second, true},
+		{http.Header{"Retry-After": {"soon"}}, 0, false},
+		{http.Header{}, 0, false},
+	} {
+		if got, ok := RetryAfter(tt.h, now); got != tt.want || ok != tt.ok {
+			t.Errorf("%v: %v %v, want %v %v", tt.h, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestDescribeNeverCarriesTheKey: the key is removed before a server's
+// message is cut, wherever it stands.
+func TestDescribeNeverCarriesTheKey(t *testing.T) {
+	key := "sk-ant-" + strings.Repeat("k", 50)
+	for pad := 250; pad < 310; pad++ {
+		msg := Describe(&HTTPError{Status: 401, Message: strings.Repeat("a", pad) + key + " is invalid"}, key)
+		for i := 0; i+8 <= len(key); i++ {
+			if strings.Contains(msg, key[i:i+8]) {
+				t.Fatalf("pad %d: %q carries part of the key", pad, msg)
+			}
+		}
+	}
+	if got := Describe(&ServerError{Message: "overloaded " + key}, key); strings.Contains(got, key) || !strings.Contains(got, "overloaded") {
+		t.Fatalf("server error: %q", got)
+	}
+}
