@@ -28,9 +28,10 @@ type block struct {
 	kind  StreamEventType // the *_start type
 	done  bool
 	final Content // once done
-	text  strings.Builder
-	sig   string
-	call  ToolCall
+	text     strings.Builder
+	sig      string
+	redacted bool
+	call     ToolCall
 }
 
 // NewBuilder returns a Builder for a message from the given model.
@@ -72,6 +73,15 @@ func (b *Builder) ThinkingEnd(signature string) StreamEvent {
 		b.blocks[b.text].sig = signature
 	}
 	return b.closeText(StreamThinkingEnd)
+}
+
+// ThinkingRedacted closes the open thinking block as redacted reasoning:
+// the provider sent it encrypted only (data), with no text.
+func (b *Builder) ThinkingRedacted(data string) StreamEvent {
+	if b.text >= 0 {
+		b.blocks[b.text].redacted = true
+	}
+	return b.ThinkingEnd(data)
 }
 
 // ToolCallStart opens a tool-call block (closing an open text or thinking
@@ -257,7 +267,7 @@ func (bl *block) current() Content {
 	case StreamTextStart:
 		return Text{Text: bl.text.String()}
 	case StreamThinkingStart:
-		return Thinking{Thinking: bl.text.String(), Signature: bl.sig}
+		return Thinking{Thinking: bl.text.String(), Signature: bl.sig, Redacted: bl.redacted}
 	}
 	c := bl.call
 	c.RawArguments = bl.text.String()

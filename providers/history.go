@@ -24,8 +24,9 @@ type blockHistory struct {
 	kind  StreamEventType
 	text  string
 	marks []mark
-	sig   string
-	sigAt int32
+	sig      string
+	sigAt    int32
+	redacted bool
 	calls []callState
 }
 
@@ -71,7 +72,7 @@ func (bh *blockHistory) record(at int32, bl *block) {
 		bh.marks = append(bh.marks, mark{at: at, n: n})
 	}
 	if bl.sig != "" && bh.sig == "" {
-		bh.sig, bh.sigAt = bl.sig, at
+		bh.sig, bh.sigAt, bh.redacted = bl.sig, at, bl.redacted
 	}
 }
 
@@ -108,7 +109,7 @@ func (bh *blockHistory) at(at int32) Content {
 	if bh.kind == StreamThinkingStart {
 		th := Thinking{Thinking: text}
 		if bh.sig != "" && bh.sigAt <= at {
-			th.Signature = bh.sig
+			th.Signature, th.Redacted = bh.sig, bh.redacted
 		}
 		return th
 	}

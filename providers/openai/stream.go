@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/httpx"
-	"github.com/agentloop/agentloop/internal/partialjson"
+	"github.com/agentloop/agentloop/internal/toolcalls"
 	"github.com/agentloop/agentloop/providers"
 )
 
@@ -34,11 +34,9 @@ type streamer struct {
 
 // callState assembles one tool call from its fragments.
 type callState struct {
-	id       string // as the server sent it first
-	block    int    // content index in the message
-	args     partialjson.Stream
-	overflow bool // the argument text passed MaxArgumentBytes
-	total    int  // bytes of argument text received, kept or not
+	id    string // as the server sent it first
+	block int    // content index in the message
+	args  *toolcalls.Args
 }
 
 func (s *streamer) emit(e providers.StreamEvent) bool {
@@ -165,7 +163,7 @@ func (s *streamer) toolCallDelta(pos int, tc toolCallDelta) bool {
 			id = "call_" + strconv.Itoa(idx)
 		}
 		ev := s.b.ToolCallStart(id, tc.Function.Name)
-		st = &callState{block: ev.ContentIndex, id: tc.ID}
+		st = &callState{block: ev.ContentIndex, id: tc.ID, args: toolcalls.New(s.maxArgs)}
 		s.calls[idx] = st
 		s.lastIdx = idx
 		if !s.emit(ev) {
@@ -174,15 +172,11 @@ func (s *streamer) toolCallDelta(pos int, tc toolCallDelta) bool {
 	}
 	s.lastIdx = idx
 	frag := tc.Function.Arguments
-	st.total += len(frag)
-	if frag == "" || st.overflow {
+	preview, ok := st.args.Write(frag)
+	if !ok {
 		return true
 	}
-	if max := s.maxArgs; max >= 0 && len(st.args.Text())+len(frag) > max {
-		st.overflow = true // keep what fits; the call will not run
-		return true
-	}
-	return s.emit(s.b.ToolCallDeltaAt(st.block, frag, st.args.Write(frag)))
+	return s.emit(s.b.ToolCallDeltaAt(st.block, frag, preview))
 }
 
 // done closes the tool calls and finishes the message.
@@ -193,15 +187,7 @@ func (s *streamer) done() {
 	}
 	sort.Ints(idx)
 	for _, i := range idx {
-		st := s.calls[i]
-		if st.overflow {
-			if !s.emit(s.b.ToolCallOverflowAt(st.block, st.total)) {
-				return
-			}
-			continue
-		}
-		args, complete := st.args.Final()
-		if !s.emit(s.b.ToolCallEndAt(st.block, args, complete || wholeJSON(st.args.Text()))) {
+		if st := s.calls[i]; !s.emit(st.args.End(s.b, st.block)) {
 			return
 		}
 	}
@@ -230,9 +216,3 @@ func (s *streamer) fail(ctx context.Context, err error) {
 	}
 	s.emit(s.b.Fail(providers.StopReasonError, httpx.Describe(err, s.key), s.model.Priced(s.usage)))
 }
-
-// wholeJSON reports whether text is complete JSON of any kind. Arguments
-// that are, but are not an object (an array, a string), came through
-// whole: the loop refuses them with a validation error naming the root,
-// not as a cut-off call.
-func wholeJSON(text string) bool { return json.Valid([]byte(text)) }
