@@ -1,0 +1,158 @@
+// Package anthropic is a [providers.Provider] for Anthropic's Messages
+// API, on the official SDK (github.com/anthropics/anthropic-sdk-go/v2).
+//
+// It streams text, thinking with its signature, redacted thinking and tool
+// calls. A call's input is assembled from its input_json_delta fragments by
+// this package, not by the SDK's accumulator (which turns a cut-off input
+// such as {"city": "Os into {}, making a truncated call look valid), so a
+// call whose input never became complete JSON is marked Incomplete and the
+// loop refuses it. Signatures and redacted thinking are kept on their
+// blocks (providers.Thinking) and sent back unchanged to the model that
+// produced them.
+//
+// Stop reasons: end_turn and stop_sequence are stop, tool_use is toolUse,
+// max_tokens is length; refusal, model_context_window_exceeded and an
+// error event end the message with stop reason error and the server's
+// message. pause_turn (the server paused a long turn of its own tools) is
+// continued: the provider sends the turn so far back, as the API asks, and
+// the message goes on, up to MaxContinuations times. A stream that ends
+// before message_stop is an error, never a clean stop.
+//
+// Prompt caching is on by default: cache breakpoints mark the system
+// prompt, the tools and the latest turn, so each request reads what the
+// last one wrote (Options.DisableCache turns it off). Usage reports cache
+// reads and writes.
+//
+// The SDK sends the requests through a client with the limits of
+// providers.HTTPOptions (bytes per line, per response and per error body;
+// connect, header and idle timeouts), its own retries and OpenTelemetry
+// span turned off: the provider retries rate limits, overloads and server
+// errors before the first token itself, honouring retry-after. The key goes
+// where the SDK sends it (an Authorization header) and never into a
+// message, error or log.
+//
+//	p := anthropic.New(anthropic.Options{}) // the key from ANTHROPIC_API_KEY
+//	cfg := loop.Config{Provider: p, Model: providers.Model{ID: "claude-sonnet-4-5", API: anthropic.API, Provider: "anthropic"}}
+package anthropic
+
+import (
+	"context"
+	"iter"
+	"os"
+	"regexp"
+	"strings"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/agentloop/agentloop/internal/httpx"
+	"github.com/agentloop/agentloop/providers"
+)
+
+// API is the Model.API of models served through this package.
+const API = "anthropic-messages"
+
+// DefaultModel is the model FromEnv names when ANTHROPIC_MODEL is not set.
+const DefaultModel = "claude-sonnet-4-5"
+
+// Options configure a Provider. The zero value talks to api.anthropic.com
+// with the key in ANTHROPIC_API_KEY.
+type Options struct {
+	// APIKey is the key; empty falls back to ANTHROPIC_API_KEY. A key set in
+	// the request options (the loop's GetAPIKey) takes precedence.
+	APIKey string
+	// BaseURL is the API's base URL; empty falls back to
+	// ANTHROPIC_BASE_URL, then Anthropic's.
+	BaseURL string
+	// Model overrides the model name sent; empty uses the request's
+	// Model.ID.
+	Model string
+	// Headers are added to every request.
+	Headers map[string]string
+	// DisableCache turns prompt caching off.
+	DisableCache bool
+	// MaxContinuations bounds how many times a paused turn (pause_turn) is
+	// continued within one message; 0 means 4, negative means never (the
+	// message then ends with stop reason stop).
+	MaxContinuations int
+	// SDKOptions are passed to the SDK's client after the provider's own
+	// (another authentication, a middleware).
+	SDKOptions []option.RequestOption
+
+	// HTTPOptions bound what the provider reads and how long it waits, and
+	// say how it retries; the zero value means the defaults.
+	providers.HTTPOptions
+}
+
+// Provider streams Messages API responses. It is safe for concurrent use.
+type Provider struct {
+	opts   Options
+	client sdk.Client
+}
+
+// New returns a Provider.
+func New(opts Options) *Provider {
+	if opts.APIKey == "" {
+		opts.APIKey = os.Getenv("ANTHROPIC_API_KEY")
+	}
+	if opts.BaseURL == "" {
+		opts.BaseURL = os.Getenv("ANTHROPIC_BASE_URL")
+	}
+	if opts.BaseURL == "" {
+		opts.BaseURL = "https://api.anthropic.com"
+	}
+	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/") + "/"
+	if opts.MaxContinuations == 0 {
+		opts.MaxContinuations = 4
+	}
+	opts.HTTPOptions = opts.HTTPOptions.WithDefaults()
+	sdkOpts := []option.RequestOption{
+		option.WithHTTPClient(httpx.Client(opts.HTTPOptions)),
+		option.WithBaseURL(opts.BaseURL),
+		option.WithMaxRetries(0), // the provider retries, before the first token only
+		option.WithoutOpenTelemetry(),
+		option.WithAPIKey(opts.APIKey),
+	}
+	for k, v := range opts.Headers {
+		sdkOpts = append(sdkOpts, option.WithHeader(k, v))
+	}
+	return &Provider{opts: opts, client: sdk.NewClient(append(sdkOpts, opts.SDKOptions...)...)}
+}
+
+// Stream implements [providers.Provider].
+func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq[providers.StreamEvent], error) {
+	params := p.params(req)
+	key := req.Options.APIKey
+	if key == "" {
+		key = p.opts.APIKey
+	}
+	return func(yield func(providers.StreamEvent) bool) {
+		s := &streamer{p: p, model: req.Model, key: key, maxArgs: req.Options.ArgumentLimit(),
+			b: providers.NewBuilder(req.Model), yield: yield}
+		s.run(ctx, params)
+	}, nil
+}
+
+// callID is the form of tool-call id the API accepts.
+var callID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// Target is what the provider prepares a transcript for: the model's own
+// blocks keep their signatures, and call ids the API refuses are replaced.
+func Target(m providers.Model) providers.Target {
+	t := providers.TargetOf(m)
+	t.ValidCallID = callID.MatchString
+	return t
+}
+
+// FromEnv returns a Provider and a Model for ANTHROPIC_API_KEY (ok is false
+// without it) and ANTHROPIC_MODEL (DefaultModel when empty).
+func FromEnv() (p *Provider, m providers.Model, ok bool) {
+	if os.Getenv("ANTHROPIC_API_KEY") == "" {
+		return nil, providers.Model{}, false
+	}
+	name := os.Getenv("ANTHROPIC_MODEL")
+	if name == "" {
+		name = DefaultModel
+	}
+	return New(Options{}), providers.Model{ID: name, API: API, Provider: "anthropic", MaxTokens: 8192}, true
+}
