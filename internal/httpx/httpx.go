@@ -142,20 +142,20 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	b.timer.Reset(b.idle)
 	n, err := b.body.Read(p)
 	b.left -= int64(n)
-	for rest := p[:n]; ; {
-		i := bytes.IndexByte(rest, '\n')
+	// A line past the bound fails, and the reader gets only the lines
+	// before it (a scanner would pass on what it was given).
+	for start := 0; start < n; {
+		i := bytes.IndexByte(p[start:n], '\n')
 		if i < 0 {
-			b.line += len(rest)
-		} else {
-			b.line += i
+			i = n - start
 		}
-		if b.line > b.maxLine {
-			return n, &LimitError{What: "an SSE line", Limit: int64(b.maxLine - 2), Name: "MaxLineBytes"}
+		if b.line += i; b.line > b.maxLine {
+			return start, &LimitError{What: "an SSE line", Limit: int64(b.maxLine - 2), Name: "MaxLineBytes"}
 		}
-		if i < 0 {
-			break
+		if start+i < n { // the line ended
+			b.line = 0
 		}
-		b.line, rest = 0, rest[i+1:]
+		start += i + 1
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		if c := context.Cause(b.ctx); errors.Is(c, ErrIdleTimeout) {
