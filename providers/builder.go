@@ -75,6 +75,24 @@ func (b *Builder) ThinkingEnd(signature string) StreamEvent {
 	return b.closeText(StreamThinkingEnd)
 }
 
+// SignAt gives the block at index the provider's opaque signature for it
+// (Gemini's thought signature, which may ride on any part): a text or
+// thinking block's Signature, a tool call's. It makes no event; the next
+// event about the block, or the final message, shows it.
+func (b *Builder) SignAt(index int, signature string) {
+	if index < 0 || index >= len(b.blocks) || b.blocks[index].done {
+		return
+	}
+	if bl := b.blocks[index]; bl.kind == StreamToolCallStart {
+		bl.call.Signature = signature
+	} else {
+		bl.sig = signature
+	}
+}
+
+// Open reports the index of the open text or thinking block, or -1.
+func (b *Builder) Open() int { return b.text }
+
 // ThinkingRedacted closes the open thinking block as redacted reasoning:
 // the provider sent it encrypted only (data), with no text.
 func (b *Builder) ThinkingRedacted(data string) StreamEvent {
@@ -265,7 +283,7 @@ func (bl *block) current() Content {
 	}
 	switch bl.kind {
 	case StreamTextStart:
-		return Text{Text: bl.text.String()}
+		return Text{Text: bl.text.String(), Signature: bl.sig}
 	case StreamThinkingStart:
 		return Thinking{Thinking: bl.text.String(), Signature: bl.sig, Redacted: bl.redacted}
 	}

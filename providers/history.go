@@ -17,9 +17,9 @@ type history struct {
 }
 
 // blockHistory is one block's states. A text or thinking block only grows,
-// so its states are lengths of its latest text (marks), and a thinking
-// block's signature shows from the event that set it; a tool call's states
-// are kept whole.
+// so its states are lengths of its latest text (marks), and its signature
+// shows from the event that recorded it; a tool call's states are kept
+// whole.
 type blockHistory struct {
 	kind  StreamEventType
 	text  string
@@ -106,12 +106,17 @@ func (bh *blockHistory) at(at int32) Content {
 	if i := sort.Search(len(ms), func(j int) bool { return ms[j].at > at }) - 1; i >= 0 {
 		text = bh.text[:ms[i].n]
 	}
+	signed := bh.sig != "" && bh.sigAt <= at
 	if bh.kind == StreamThinkingStart {
 		th := Thinking{Thinking: text}
-		if bh.sig != "" && bh.sigAt <= at {
+		if signed {
 			th.Signature, th.Redacted = bh.sig, bh.redacted
 		}
 		return th
 	}
-	return Text{Text: text}
+	t := Text{Text: text}
+	if signed {
+		t.Signature = bh.sig
+	}
+	return t
 }

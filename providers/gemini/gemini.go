@@ -1,0 +1,150 @@
+// Package gemini is a [providers.Provider] for Google's Gemini API
+// (streamGenerateContent), on the official SDK (google.golang.org/genai).
+//
+// It streams text, thought summaries (as thinking) and function calls,
+// which Gemini sends whole. Thought signatures are kept on the block they
+// came with (a call, a text part, even an empty one, or a thought) and sent
+// back unchanged to the model that produced them: Gemini 3 refuses a
+// history whose calls lack theirs. Calls the server sent without an id get
+// one, which the results of those calls then carry.
+//
+// Finish reasons: STOP is stop, or toolUse when the response holds calls;
+// MAX_TOKENS is length; SAFETY, RECITATION, PROHIBITED_CONTENT, BLOCKLIST,
+// SPII, MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL and the rest end the
+// message with stop reason error and a message naming the reason (and the
+// server's finish message); a blocked prompt likewise. A stream that ends
+// without a finish reason is an error, never a clean stop. The SDK's
+// automatic continuation is off (the Go SDK has no automatic function
+// calling).
+//
+// The SDK sends the requests through a client with the limits of
+// providers.HTTPOptions (bytes per line, per response and per error body;
+// connect, header and idle timeouts): its own reader would take a line of
+// 256 MiB. The provider retries rate limits and server errors before the
+// first chunk, honouring the server's retry delay. The key goes where the
+// SDK sends it (the x-goog-api-key header) and never into a message, error
+// or log.
+//
+//	p, err := gemini.New(ctx, gemini.Options{}) // the key from GEMINI_API_KEY
+//	cfg := loop.Config{Provider: p, Model: providers.Model{ID: "gemini-2.5-flash", API: gemini.API, Provider: "google"}}
+package gemini
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"os"
+	"strings"
+
+	"google.golang.org/genai"
+
+	"github.com/agentloop/agentloop/internal/httpx"
+	"github.com/agentloop/agentloop/providers"
+)
+
+// API is the Model.API of models served through this package.
+const API = "google-generative-ai"
+
+// DefaultModel is the model FromEnv names when GEMINI_MODEL is not set.
+const DefaultModel = "gemini-2.5-flash"
+
+// Options configure a Provider. The zero value talks to
+// generativelanguage.googleapis.com with the key in GEMINI_API_KEY (or
+// GOOGLE_API_KEY).
+type Options struct {
+	// APIKey is the key; empty falls back to GEMINI_API_KEY, then
+	// GOOGLE_API_KEY. A key set in the request options (the loop's
+	// GetAPIKey) takes precedence.
+	APIKey string
+	// BaseURL is the API's base URL; empty uses Google's.
+	BaseURL string
+	// Model overrides the model name sent; empty uses the request's
+	// Model.ID.
+	Model string
+	// Headers are added to every request.
+	Headers map[string]string
+
+	// HTTPOptions bound what the provider reads and how long it waits, and
+	// say how it retries; the zero value means the defaults.
+	providers.HTTPOptions
+}
+
+// Provider streams Gemini responses. It is safe for concurrent use.
+type Provider struct {
+	opts   Options
+	client *genai.Client
+}
+
+// New returns a Provider. It fails only on options the SDK refuses.
+func New(ctx context.Context, opts Options) (*Provider, error) {
+	if opts.APIKey == "" {
+		opts.APIKey = os.Getenv("GEMINI_API_KEY")
+	}
+	if opts.APIKey == "" {
+		opts.APIKey = os.Getenv("GOOGLE_API_KEY")
+	}
+	opts.HTTPOptions = opts.HTTPOptions.WithDefaults()
+	p := &Provider{opts: opts}
+	c, err := p.newClient(ctx, opts.APIKey)
+	if err != nil {
+		return nil, err
+	}
+	p.client = c
+	return p, nil
+}
+
+func (p *Provider) newClient(ctx context.Context, key string) (*genai.Client, error) {
+	cfg := &genai.ClientConfig{APIKey: key, Backend: genai.BackendGeminiAPI, HTTPClient: httpx.Client(p.opts.HTTPOptions)}
+	if p.opts.BaseURL != "" {
+		cfg.HTTPOptions.BaseURL = strings.TrimRight(p.opts.BaseURL, "/") + "/"
+	}
+	for k, v := range p.opts.Headers {
+		if cfg.HTTPOptions.Headers == nil {
+			cfg.HTTPOptions.Headers = map[string][]string{}
+		}
+		cfg.HTTPOptions.Headers.Set(k, v)
+	}
+	c, err := genai.NewClient(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("gemini: %s", httpx.Redact(err.Error(), key))
+	}
+	return c, nil
+}
+
+// Stream implements [providers.Provider].
+func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq[providers.StreamEvent], error) {
+	client, key := p.client, p.opts.APIKey
+	if k := req.Options.APIKey; k != "" && k != key {
+		c, err := p.newClient(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		client, key = c, k
+	}
+	name := p.opts.Model
+	if name == "" {
+		name = req.Model.ID
+	}
+	contents, config := p.request(req)
+	return func(yield func(providers.StreamEvent) bool) {
+		s := &streamer{p: p, client: client, model: req.Model, name: name, key: key, b: providers.NewBuilder(req.Model), yield: yield}
+		s.run(ctx, contents, config)
+	}, nil
+}
+
+// FromEnv returns a Provider and a Model for GEMINI_API_KEY (ok is false
+// without it) and GEMINI_MODEL (DefaultModel when empty).
+func FromEnv(ctx context.Context) (p *Provider, m providers.Model, ok bool) {
+	if os.Getenv("GEMINI_API_KEY") == "" {
+		return nil, providers.Model{}, false
+	}
+	name := os.Getenv("GEMINI_MODEL")
+	if name == "" {
+		name = DefaultModel
+	}
+	p, err := New(ctx, Options{})
+	if err != nil {
+		return nil, providers.Model{}, false
+	}
+	return p, providers.Model{ID: name, API: API, Provider: "google", Reasoning: true}, true
+}
