@@ -11,8 +11,9 @@
 // Finish reasons: STOP is stop, or toolUse when the response holds calls;
 // MAX_TOKENS is length; SAFETY, RECITATION, PROHIBITED_CONTENT, BLOCKLIST,
 // SPII, MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL and the rest end the
-// message with stop reason error and a message naming the reason (and the
-// server's finish message); a blocked prompt likewise. A stream that ends
+// message with stop reason error and a message naming the reason (with the
+// server's finish message where the SDK passes it on: for the Gemini API
+// it drops it); a blocked prompt likewise. A stream that ends
 // without a finish reason is an error, never a clean stop. The SDK's
 // automatic continuation is off (the Go SDK has no automatic function
 // calling).
