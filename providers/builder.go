@@ -76,18 +76,26 @@ func (b *Builder) ThinkingEnd(signature string) StreamEvent {
 }
 
 // SignAt gives the block at index the provider's opaque signature for it
-// (Gemini's thought signature, which may ride on any part): a text or
-// thinking block's Signature, a tool call's. It makes no event; the next
-// event about the block, or the final message, shows it.
+// (Gemini's thought signature, which may ride on any part; a Responses
+// reasoning item, whose whole form comes after the next item began): a
+// text or thinking block's Signature, a tool call's. The block may already
+// be closed. It makes no event; events after it, and the final message,
+// show it.
 func (b *Builder) SignAt(index int, signature string) {
-	if index < 0 || index >= len(b.blocks) || b.blocks[index].done {
+	if index < 0 || index >= len(b.blocks) {
 		return
 	}
-	if bl := b.blocks[index]; bl.kind == StreamToolCallStart {
+	bl := b.blocks[index]
+	if bl.kind == StreamToolCallStart {
 		bl.call.Signature = signature
 	} else {
 		bl.sig = signature
 	}
+	if bl.done {
+		bl.done = false
+		b.finish(bl)
+	}
+	b.hist.record(b.blocks, index)
 }
 
 // Open reports the index of the open text or thinking block, or -1.

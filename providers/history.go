@@ -71,7 +71,7 @@ func (bh *blockHistory) record(at int32, bl *block) {
 	if n := int32(len(bh.text)); len(bh.marks) == 0 || bh.marks[len(bh.marks)-1].n != n {
 		bh.marks = append(bh.marks, mark{at: at, n: n})
 	}
-	if bl.sig != "" && bh.sig == "" {
+	if bl.sig != bh.sig {
 		bh.sig, bh.sigAt, bh.redacted = bl.sig, at, bl.redacted
 	}
 }

@@ -83,10 +83,7 @@ func assistantMessage(m providers.AssistantMessage) (out goopenai.ChatCompletion
 	}
 	out = goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleAssistant, Content: strings.Join(texts, "\n\n")}
 	for _, c := range m.ToolCalls() {
-		args := "{}"
-		if b, err := json.Marshal(c.Arguments); err == nil && len(c.Arguments) > 0 {
-			args = string(b)
-		}
+		args := argumentsText(c.Arguments)
 		out.ToolCalls = append(out.ToolCalls, goopenai.ToolCall{ID: c.ID, Type: goopenai.ToolTypeFunction,
 			Function: goopenai.FunctionCall{Name: c.Name, Arguments: args}})
 	}

@@ -14,10 +14,10 @@ import (
 
 // post sends a streaming request to path, retrying rate limits, server
 // errors and failed connections before the first byte, and returns the
-// stream's body (bounded by the provider's limits).
-func (p *Provider) post(ctx context.Context, path, key string, body []byte) (io.ReadCloser, error) {
-	return httpx.Retry(ctx, p.opts.HTTPOptions, func() (io.ReadCloser, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.opts.BaseURL+path, bytes.NewReader(body))
+// stream's body (bounded by the client's limits).
+func post(ctx context.Context, client *http.Client, opts Options, path, key string, body []byte) (io.ReadCloser, error) {
+	return httpx.Retry(ctx, opts.HTTPOptions, func() (io.ReadCloser, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, opts.BaseURL+path, bytes.NewReader(body))
 		if err != nil {
 			return nil, err
 		}
@@ -26,10 +26,10 @@ func (p *Provider) post(ctx context.Context, path, key string, body []byte) (io.
 		if key != "" {
 			req.Header.Set("Authorization", "Bearer "+key)
 		}
-		for k, v := range p.opts.Headers {
+		for k, v := range opts.Headers {
 			req.Header.Set(k, v)
 		}
-		resp, err := p.client.Do(req)
+		resp, err := client.Do(req)
 		if err != nil {
 			return nil, err
 		}

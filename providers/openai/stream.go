@@ -59,7 +59,7 @@ func (s *streamer) run(ctx context.Context, body []byte) {
 	if !s.emit(s.b.Start()) {
 		return
 	}
-	stream, err := s.p.post(ctx, "/chat/completions", s.key, body)
+	stream, err := post(ctx, s.p.client, s.p.opts, "/chat/completions", s.key, body)
 	if err != nil {
 		s.fail(ctx, err)
 		return

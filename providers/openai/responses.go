@@ -1,0 +1,223 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/agentloop/agentloop/providers"
+)
+
+// ResponsesAPI is the Model.API of models served through the Responses
+// API.
+const ResponsesAPI = "openai-responses"
+
+// Responses is a [providers.Provider] for OpenAI's Responses API
+// (POST /responses), with the same Options, limits and care as Provider.
+//
+// It streams output text, function calls (arguments from
+// response.function_call_arguments.delta, judged whole or cut at their
+// end), reasoning summaries and raw reasoning text as thinking. Requests
+// are stateless (store false): each reasoning item comes back with its
+// encrypted_content, is kept whole on its thinking block (its Signature,
+// the item's JSON as the server sent it: go-openai's types have no field
+// for encrypted_content) and is sent back unchanged with the next request
+// to the same model, as are the ids of message and function_call items and
+// a message's phase.
+//
+// A response that ends with response.completed is stop, or toolUse when it
+// holds calls; response.incomplete for max_output_tokens is length, for
+// another reason an error naming it; response.failed and an error event end
+// the message with stop reason error and the server's message. A stream
+// that ends without a terminal event is an error.
+type Responses struct {
+	opts   Options
+	client *http.Client
+}
+
+// NewResponses returns a Responses provider. Options are read as New
+// reads them (OPENAI_API_KEY, OPENAI_BASE_URL).
+func NewResponses(opts Options) *Responses {
+	p := New(opts)
+	return &Responses{opts: p.opts, client: p.client}
+}
+
+// Stream implements [providers.Provider].
+func (p *Responses) Stream(ctx context.Context, req *providers.Request) (iter.Seq[providers.StreamEvent], error) {
+	key := req.Options.APIKey
+	if key == "" {
+		key = p.opts.APIKey
+	}
+	body, err := json.Marshal(p.request(req))
+	if err != nil {
+		return nil, fmt.Errorf("openai: encoding the request: %w", err)
+	}
+	return func(yield func(providers.StreamEvent) bool) {
+		s := &responseStreamer{p: p, model: req.Model, key: key, maxArgs: req.Options.ArgumentLimit(),
+			b: providers.NewBuilder(req.Model), yield: yield}
+		s.run(ctx, body)
+	}, nil
+}
+
+// FromEnvResponses is FromEnv for the Responses API.
+func FromEnvResponses() (p *Responses, m providers.Model, ok bool) {
+	if os.Getenv("OPENAI_API_KEY") == "" {
+		return nil, providers.Model{}, false
+	}
+	name := os.Getenv("OPENAI_MODEL")
+	if name == "" {
+		name = DefaultModel
+	}
+	return NewResponses(Options{}), providers.Model{ID: name, API: ResponsesAPI, Provider: "openai"}, true
+}
+
+// responsesRequest is a Responses API request as sent.
+type responsesRequest struct {
+	Model           string            `json:"model"`
+	Stream          bool              `json:"stream"`
+	Store           bool              `json:"store"`
+	Instructions    string            `json:"instructions,omitempty"`
+	Input           []json.RawMessage `json:"input"`
+	Tools           []responsesTool   `json:"tools,omitempty"`
+	MaxOutputTokens int               `json:"max_output_tokens,omitempty"`
+	Temperature     *float64          `json:"temperature,omitempty"`
+	Reasoning       *struct {
+		Effort  string `json:"effort"`
+		Summary string `json:"summary"`
+	} `json:"reasoning,omitempty"`
+	Include           []string `json:"include,omitempty"`
+	ToolChoice        any      `json:"tool_choice,omitempty"`
+	ParallelToolCalls *bool    `json:"parallel_tool_calls,omitempty"`
+}
+
+type responsesTool struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+	Strict      bool            `json:"strict"`
+}
+
+func (p *Responses) request(req *providers.Request) responsesRequest {
+	name := p.opts.Model
+	if name == "" {
+		name = req.Model.ID
+	}
+	out := responsesRequest{Model: name, Stream: true, Instructions: req.SystemPrompt, Input: responsesInput(req.Model, req.Messages),
+		MaxOutputTokens: req.Options.MaxTokens, Temperature: req.Options.Temperature,
+		ToolChoice: p.opts.ToolChoice, ParallelToolCalls: p.opts.ParallelToolCalls}
+	if req.Model.Reasoning {
+		out.Include = []string{"reasoning.encrypted_content"}
+		if req.Options.Reasoning != "" {
+			out.Reasoning = &struct {
+				Effort  string `json:"effort"`
+				Summary string `json:"summary"`
+			}{req.Options.Reasoning, "auto"}
+		}
+	}
+	for _, t := range req.Tools {
+		out.Tools = append(out.Tools, responsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+	}
+	return out
+}
+
+// item is one input item.
+type item map[string]any
+
+func raw(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// responsesInput turns a prepared transcript into input items. The model's
+// own reasoning items go back as the server sent them.
+func responsesInput(m providers.Model, msgs []providers.Message) []json.RawMessage {
+	out := []json.RawMessage{}
+	var images []any // returned by the results being sent
+	flush := func() {
+		if len(images) > 0 {
+			content := append([]any{item{"type": "input_text", "text": "Images returned by the tools above:"}}, images...)
+			out = append(out, raw(item{"role": "user", "content": content}))
+			images = nil
+		}
+	}
+	for _, msg := range providers.TargetOf(m).Prepare(msgs) {
+		switch msg := msg.(type) {
+		case providers.UserMessage:
+			flush()
+			var content []any
+			for _, c := range msg.Content {
+				switch c := c.(type) {
+				case providers.Text:
+					content = append(content, item{"type": "input_text", "text": c.Text})
+				case providers.Image:
+					content = append(content, item{"type": "input_image", "image_url": "data:" + c.MIMEType + ";base64," + c.Data})
+				}
+			}
+			if len(content) == 0 {
+				content = append(content, item{"type": "input_text", "text": ""})
+			}
+			out = append(out, raw(item{"role": "user", "content": content}))
+		case providers.AssistantMessage:
+			flush()
+			out = append(out, assistantItems(msg)...)
+		case providers.ToolResultMessage:
+			out = append(out, raw(item{"type": "function_call_output", "call_id": msg.ToolCallID, "output": providers.TextOf(msg.Content)}))
+			for _, c := range msg.Content {
+				if img, ok := c.(providers.Image); ok {
+					images = append(images, item{"type": "input_image", "image_url": "data:" + img.MIMEType + ";base64," + img.Data})
+				}
+			}
+		}
+	}
+	flush()
+	return out
+}
+
+// textSignature is what a text block keeps of its message item.
+type textSignature struct {
+	ID    string `json:"id,omitempty"`
+	Phase string `json:"phase,omitempty"`
+}
+
+func assistantItems(m providers.AssistantMessage) []json.RawMessage {
+	var out []json.RawMessage
+	for _, c := range m.Content {
+		switch c := c.(type) {
+		case providers.Thinking:
+			if c.Signature != "" && json.Valid([]byte(c.Signature)) && strings.HasPrefix(c.Signature, "{") {
+				out = append(out, json.RawMessage(c.Signature)) // the reasoning item as it came
+			}
+		case providers.Text:
+			it := item{"type": "message", "role": "assistant", "content": []any{item{"type": "output_text", "text": c.Text}}}
+			var sig textSignature
+			if json.Unmarshal([]byte(c.Signature), &sig) == nil {
+				if sig.ID != "" {
+					it["id"] = sig.ID
+				}
+				if sig.Phase != "" {
+					it["phase"] = sig.Phase
+				}
+			}
+			out = append(out, raw(it))
+		case providers.ToolCall:
+			it := item{"type": "function_call", "call_id": c.ID, "name": c.Name, "arguments": argumentsText(c.Arguments)}
+			if strings.HasPrefix(c.Signature, "fc") {
+				it["id"] = c.Signature
+			}
+			out = append(out, raw(it))
+		}
+	}
+	return out
+}
+
+func argumentsText(args map[string]any) string {
+	if b, err := json.Marshal(args); err == nil && len(args) > 0 {
+		return string(b)
+	}
+	return "{}"
+}
