@@ -238,6 +238,7 @@ func (s *responseStreamer) added(raw json.RawMessage) bool {
 		if !s.emit(ev) {
 			return false
 		}
+		s.b.SignAt(it.block, h.ID) // kept even if the call is cut off
 	case "message":
 	default:
 		return true // the server's own tools (web search, ...)
@@ -276,7 +277,6 @@ func (s *responseStreamer) itemDone(raw json.RawMessage) bool {
 				return false
 			}
 		}
-		s.b.SignAt(it.block, h.ID)
 		return s.emit(it.args.End(s.b, it.block))
 	}
 	return true
