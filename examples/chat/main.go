@@ -6,16 +6,20 @@
 // Commands: /reset, /save FILE, /load FILE (JSONL sessions), /quit. Ctrl-D
 // (end of input) exits.
 //
-// With OPENAI_API_KEY set it talks to that endpoint; otherwise a scripted
-// model answers (and calls the clock tool when you ask for the time).
+// With a key in the environment it talks to that provider (ANTHROPIC_API_KEY,
+// GEMINI_API_KEY or OPENAI_API_KEY, the first one set, or the one -provider
+// names: anthropic, gemini, openai, openai-responses, offline); otherwise a
+// scripted model answers (and calls the clock tool when you ask for the
+// time).
 //
-//	go run ./examples/chat
+//	go run ./examples/chat [-provider gemini]
 package main
 
 import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -27,8 +31,8 @@ import (
 	"github.com/agentloop/agentloop/events/term"
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/auto"
 	"github.com/agentloop/agentloop/providers/faux"
-	"github.com/agentloop/agentloop/providers/openai"
 	"github.com/agentloop/agentloop/tools"
 )
 
@@ -41,13 +45,15 @@ func main() {
 	// input is taken one line per turn.
 	st, _ := os.Stdin.Stat()
 	interactive := st != nil && st.Mode()&os.ModeCharDevice != 0
-	if err := chat(os.Stdin, os.Stdout, interactive); err != nil {
+	name := flag.String("provider", "", "the provider: "+strings.Join(auto.Names, ", ")+" (default: the first whose key is set)")
+	flag.Parse()
+	if err := chat(os.Stdin, os.Stdout, interactive, *name); err != nil {
 		fmt.Fprintln(os.Stderr, "chat:", err)
 		os.Exit(1)
 	}
 }
 
-func chat(in io.Reader, out io.Writer, interactive bool) error {
+func chat(in io.Reader, out io.Writer, interactive bool, name string) error {
 	clock, err := tools.New(tools.Config{Name: "clock", Description: "The current time"},
 		func(_ context.Context, a clockArgs) (string, error) {
 			loc := time.UTC
@@ -64,10 +70,15 @@ func chat(in io.Reader, out io.Writer, interactive bool) error {
 	}
 	var provider providers.Provider = &faux.Provider{Delay: 10 * time.Millisecond, Default: echo}
 	model := providers.Model{ID: "scripted", Provider: "faux"}
-	if live, m, ok := openai.FromEnv(); ok {
+	live, m, ok, err := auto.FromEnv(context.Background(), name)
+	switch {
+	case err != nil:
+		return err
+	case ok:
 		provider, model = live, m
-	} else {
-		fmt.Fprintln(out, "chat: OPENAI_API_KEY is not set; a scripted model answers. Ask it for the time.")
+		fmt.Fprintln(out, "chat: talking to", auto.Describe(model))
+	default:
+		fmt.Fprintln(out, "chat: no API key is set; a scripted model answers. Ask it for the time.")
 	}
 	a, err := agent.New(agent.Options{Config: loop.Config{Provider: provider, Model: model},
 		SystemPrompt: "You are a helpful assistant.", Tools: []*tools.Tool{clock}})

@@ -21,7 +21,7 @@ func TestChatCommands(t *testing.T) {
 	}
 	in := strings.NewReader("hello\nwhat time is it?\n/save " + session + "\n/reset\n/load " + session + "\n/load " + broken + "\n/save " + session + "\n/nope\n")
 	var out strings.Builder
-	if err := chat(in, &out, false); err != nil {
+	if err := chat(in, &out, false, "offline"); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`You said "hello"`, "→ clock", "(saved 6 messages", "(conversation cleared)", "(loaded 6 messages",
@@ -40,7 +40,7 @@ func TestChatCommands(t *testing.T) {
 // SIGINT while a reply streams: the run stops, the chat goes on.
 func TestChatInterruptStopsRunNotProgram(t *testing.T) {
 	if os.Getenv("CHAT_CHILD") == "1" {
-		if err := chat(os.Stdin, os.Stdout, true); err != nil {
+		if err := chat(os.Stdin, os.Stdout, true, "offline"); err != nil {
 			fmt.Fprintln(os.Stderr, "chat:", err)
 			os.Exit(1)
 		}

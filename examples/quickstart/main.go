@@ -1,16 +1,20 @@
 // Command quickstart runs an agent with three tools built from Go structs.
 //
-// With OPENAI_API_KEY set (and optionally OPENAI_BASE_URL, OPENAI_MODEL) it
-// talks to that endpoint. Without it, a scripted model plays a
-// conversation that shows the loop's contract at work: a parallel turn
-// whose calls finish out of order, a call the policy blocks, a call with
-// invalid arguments that the model then corrects, and a final answer.
+// With a key in the environment it talks to that provider: ANTHROPIC_API_KEY,
+// GEMINI_API_KEY or OPENAI_API_KEY (with OPENAI_BASE_URL for any
+// OpenAI-compatible server), the first one set, or the one -provider names
+// (anthropic, gemini, openai, openai-responses, offline); *_MODEL picks the
+// model. Without one, a scripted model plays a conversation that shows the
+// loop's contract at work: a parallel turn whose calls finish out of
+// order, a call the policy blocks, a call with invalid arguments that the
+// model then corrects, and a final answer.
 //
-//	go run ./examples/quickstart
+//	go run ./examples/quickstart [-provider anthropic]
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -23,8 +27,8 @@ import (
 	"github.com/agentloop/agentloop/events/term"
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/auto"
 	"github.com/agentloop/agentloop/providers/faux"
-	"github.com/agentloop/agentloop/providers/openai"
 	"github.com/agentloop/agentloop/tools"
 )
 
@@ -43,17 +47,19 @@ type noteArgs struct {
 }
 
 func main() {
+	name := flag.String("provider", "", "the provider: "+strings.Join(auto.Names, ", ")+" (default: the first whose key is set)")
+	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if _, err := run(ctx, os.Stdout); err != nil {
+	if _, err := run(ctx, os.Stdout, *name); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
 }
 
-// run plays the conversation, printing it to out, and returns the agent's
-// transcript.
-func run(ctx context.Context, out io.Writer) ([]providers.Message, error) {
+// run plays the conversation with the named provider (see auto.FromEnv),
+// printing it to out, and returns the agent's transcript.
+func run(ctx context.Context, out io.Writer, name string) ([]providers.Message, error) {
 	weather, err := tools.New(tools.Config{Name: "weather", Description: "Current weather for a city"},
 		func(ctx context.Context, in weatherArgs) (string, error) {
 			if err := pause(ctx, 300*time.Millisecond); err != nil { // a slow upstream API
@@ -103,11 +109,15 @@ func run(ctx context.Context, out io.Writer) ([]providers.Message, error) {
 	scripted.Push(script()...)
 	var provider providers.Provider = scripted
 	model := providers.Model{ID: "scripted", Provider: "faux"}
-	if live, m, ok := openai.FromEnv(); ok {
+	live, m, ok, err := auto.FromEnv(ctx, name)
+	switch {
+	case err != nil:
+		return nil, err
+	case ok:
 		provider, model = live, m
-		fmt.Fprintf(out, "agentloop quickstart: using %s at %s\n", model.ID, endpoint())
-	} else {
-		fmt.Fprintln(out, "agentloop quickstart: OPENAI_API_KEY is not set, so a scripted model (providers/faux) plays the assistant.")
+		fmt.Fprintf(out, "agentloop quickstart: using %s\n", auto.Describe(model))
+	default:
+		fmt.Fprintln(out, "agentloop quickstart: no API key is set, so a scripted model (providers/faux) plays the assistant.")
 	}
 
 	a, err := agent.New(agent.Options{
@@ -150,11 +160,4 @@ func pause(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-func endpoint() string {
-	if u := os.Getenv("OPENAI_BASE_URL"); u != "" {
-		return u
-	}
-	return "api.openai.com"
 }

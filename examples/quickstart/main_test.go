@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"os"
 	"strings"
 	"testing"
 
@@ -16,9 +15,7 @@ import (
 // runs with corrected arguments, results stay in call order, and the final
 // answer arrives.
 func TestQuickstartOffline(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "")
-	os.Unsetenv("OPENAI_API_KEY")
-	msgs, err := run(context.Background(), io.Discard)
+	msgs, err := run(context.Background(), io.Discard, "offline")
 	if err != nil {
 		t.Fatal(err)
 	}
