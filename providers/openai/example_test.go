@@ -28,3 +28,19 @@ func Example() {
 		fmt.Println(err)
 	}
 }
+
+// An agent on the Responses API: reasoning models keep their encrypted
+// reasoning from turn to turn without the server storing anything.
+func ExampleNewResponses() {
+	p := openai.NewResponses(openai.Options{}) // the key from OPENAI_API_KEY
+	a, err := agent.New(agent.Options{
+		Config: loop.Config{Provider: p, Model: providers.Model{ID: "gpt-5-mini", API: openai.ResponsesAPI, Provider: "openai", Reasoning: true},
+			RequestOptions: providers.RequestOptions{Reasoning: "low"}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	if err := a.Prompt(context.Background(), "Say hello."); err != nil {
+		fmt.Println(err)
+	}
+}
