@@ -25,9 +25,9 @@ type Builder struct {
 }
 
 type block struct {
-	kind  StreamEventType // the *_start type
-	done  bool
-	final Content // once done
+	kind     StreamEventType // the *_start type
+	done     bool
+	final    Content // once done
 	text     strings.Builder
 	sig      string
 	redacted bool

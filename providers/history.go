@@ -21,13 +21,13 @@ type history struct {
 // shows from the event that recorded it; a tool call's states are kept
 // whole.
 type blockHistory struct {
-	kind  StreamEventType
-	text  string
-	marks []mark
+	kind     StreamEventType
+	text     string
+	marks    []mark
 	sig      string
 	sigAt    int32
 	redacted bool
-	calls []callState
+	calls    []callState
 }
 
 // mark says the block's text was n bytes long from event at on.

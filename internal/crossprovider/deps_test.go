@@ -43,7 +43,7 @@ func main() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write("go.sum", string(gosum)) // the checksums tidy needs, without the network
+	write("go.sum", string(gosum))                 // the checksums tidy needs, without the network
 	cmd := exec.Command("go", "mod", "tidy", "-e") // -e: test-only dependencies of dependencies are not in the cache
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
