@@ -147,3 +147,39 @@ func TestResponsesRequestShape(t *testing.T) {
 		t.Errorf("another model's signature was sent")
 	}
 }
+
+// TestResponsesCancelAndKey: cancelling ends the message as aborted,
+// keeping what arrived; a server that echoes the key in an error event
+// gets it into no event.
+func TestResponsesCancelAndKey(t *testing.T) {
+	partial := responsesSSE(rCreated,
+		`{"type":"response.output_item.added","output_index":0,"item":{"id":"msg_1","type":"message","role":"assistant","content":[]}}`,
+		`{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"so far"}`)
+	s := recorded.NewScript(t, recorded.Reply{Body: partial, Hold: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	seq, _ := NewResponses(Options{APIKey: "k", BaseURL: s.URL}).Stream(ctx, &providers.Request{Model: responsesModel})
+	var last providers.StreamEvent
+	for e := range seq {
+		if e.Type == providers.StreamTextDelta {
+			cancel()
+		}
+		last = e
+	}
+	if last.Message.StopReason != providers.StopReasonAborted || last.Message.Text() != "so far" {
+		t.Fatalf("%s %q", last.Message.StopReason, last.Message.Text())
+	}
+	key := "sk-proj-" + strings.Repeat("Ab3", 20)
+	leak := recorded.NewScript(t, recorded.Reply{Body: responsesSSE(rCreated,
+		`{"type":"error","error":{"code":"invalid_api_key","message":"Incorrect API key provided: `+key+`"}}`)})
+	evs := collectResponses(t, context.Background(), NewResponses(Options{APIKey: key, BaseURL: leak.URL}), nil)
+	raw, _ := json.Marshal(evs)
+	for i := 0; i+8 <= len(key); i++ {
+		if strings.Contains(string(raw), key[i:i+8]) {
+			t.Fatalf("the events carry part of the key: %q", evs[len(evs)-1].Message.ErrorMessage)
+		}
+	}
+	if m := evs[len(evs)-1].Message; m.StopReason != providers.StopReasonError || !strings.Contains(m.ErrorMessage, "invalid_api_key") {
+		t.Fatalf("%s %q", m.StopReason, m.ErrorMessage)
+	}
+}
