@@ -33,10 +33,12 @@ const (
 	TypeToolExecutionStart  Type = "tool_execution_start"
 	TypeToolExecutionUpdate Type = "tool_execution_update"
 	TypeToolExecutionEnd    Type = "tool_execution_end"
+	// TypeToolsChanged is ours, not the reference's: see ToolsChanged.
+	TypeToolsChanged Type = "tools_changed"
 )
 
 // Event is one step of a run. The set of event types is closed: a type
-// switch over the ten types of this package is exhaustive.
+// switch over the eleven types of this package is exhaustive.
 type Event interface {
 	Type() Type
 	isEvent()
@@ -107,6 +109,18 @@ type ToolExecutionEnd struct {
 	IsError    bool
 }
 
+// ToolsChanged says the run's tool set changed between two turns: a tool
+// source (an MCP server, say) added or removed tools. Tools lists the
+// names the next model call offers; Added and Removed the change.
+type ToolsChanged struct {
+	Tools   []string
+	Added   []string
+	Removed []string
+}
+
+// Type reports the event's JSON type name.
+func (ToolsChanged) Type() Type { return TypeToolsChanged }
+
 // Type reports the event's JSON type name.
 func (AgentStart) Type() Type { return TypeAgentStart }
 
@@ -147,3 +161,4 @@ func (MessageEnd) isEvent()          {}
 func (ToolExecutionStart) isEvent()  {}
 func (ToolExecutionUpdate) isEvent() {}
 func (ToolExecutionEnd) isEvent()    {}
+func (ToolsChanged) isEvent()        {}

@@ -23,6 +23,9 @@ type wire struct {
 	PartialResult         *tools.Result                 `json:"partialResult,omitempty"`
 	Result                *tools.Result                 `json:"result,omitempty"`
 	IsError               *bool                         `json:"isError,omitempty"`
+	Tools                 []string                      `json:"tools,omitempty"`
+	Added                 []string                      `json:"added,omitempty"`
+	Removed               []string                      `json:"removed,omitempty"`
 }
 
 // Marshal encodes an event as JSON with the reference's type name and
@@ -64,6 +67,8 @@ func marshal(e Event, v int) ([]byte, error) {
 		w.ToolCallID, w.ToolName, w.Args, w.PartialResult = e.ToolCallID, e.ToolName, nonNil(e.Args), &e.Partial
 	case ToolExecutionEnd:
 		w.ToolCallID, w.ToolName, w.Result, w.IsError = e.ToolCallID, e.ToolName, &e.Result, &e.IsError
+	case ToolsChanged:
+		w.Tools, w.Added, w.Removed = nonNilNames(e.Tools), e.Added, e.Removed
 	}
 	if err != nil {
 		return nil, err
@@ -98,6 +103,7 @@ const WireVersion = 1
 //	tool_execution_start         {"type", "v", "toolCallId", "toolName", "args"}
 //	tool_execution_update        {"type", "v", "toolCallId", "toolName", "args", "partialResult"}
 //	tool_execution_end           {"type", "v", "toolCallId", "toolName", "result", "isError"}
+//	tools_changed                {"type", "v", "tools", "added"?, "removed"?}  (ours: a tool source changed)
 //	turn_end                     {"type", "v", "message", "toolResults"}
 //	agent_end                    {"type", "v", "messages"}
 //
@@ -120,6 +126,13 @@ func MarshalWire(e Event) ([]byte, error) {
 		return json.Marshal(wire{Type: TypeMessageUpdate, V: WireVersion, AssistantMessageEvent: &ev})
 	}
 	return marshal(e, WireVersion)
+}
+
+func nonNilNames(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 func nonNil(m map[string]any) map[string]any {
@@ -202,6 +215,8 @@ func Unmarshal(data []byte) (Event, error) {
 			e.IsError = *w.IsError
 		}
 		return e, nil
+	case TypeToolsChanged:
+		return ToolsChanged{Tools: w.Tools, Added: w.Added, Removed: w.Removed}, nil
 	}
 	return nil, fmt.Errorf("event: unknown type %q", w.Type)
 }

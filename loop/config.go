@@ -64,6 +64,13 @@ type Config struct {
 	// reason error; the error is ErrMaxTurns) after the turn's results are
 	// stored; a run whose model is done ends as usual. 0 means no limit.
 	MaxTurns int
+	// ToolSources supply tools that may change during a run (an MCP
+	// server's, say), offered beside the conversation's Tools. The loop
+	// reads them before each model call, never in the middle of a batch,
+	// and publishes an events.ToolsChanged when the set changed since the
+	// run's last call. A source's tool named like a tool of the
+	// conversation (or of an earlier source) is left out.
+	ToolSources []tools.Source
 	// ToolTimeout bounds each tool body that has no Timeout of its own; 0
 	// means no limit. A body that outlives its timeout gets an error result
 	// and its late result is discarded.

@@ -76,8 +76,13 @@ func (r *run) execute(a providers.AssistantMessage, c *call) {
 	r.capResult(c)
 }
 
-// failWith turns a body's error into the call's error result.
+// failWith turns a body's error into the call's error result: the result
+// it carries (tools.ResultError), or its text.
 func (c *call) failWith(err error) {
+	if res, ok := tools.AsResultError(err); ok {
+		c.result, c.isError = res, true
+		return
+	}
 	c.fail(err.Error())
 }
 

@@ -144,6 +144,8 @@ type run struct {
 	c      Conversation
 	byName map[string]*tools.Tool
 	specs  []providers.ToolSpec
+	// versions are the ToolSources' versions the tool set was built from.
+	versions []uint64
 	// The run's new messages are r.c.Messages[newFrom:], until
 	// PrepareNextTurn replaces the conversation; from then on they are
 	// kept apart, in detached.
@@ -180,13 +182,65 @@ func (r *run) setConversation(c Conversation) error {
 		return err
 	}
 	r.c = c
-	r.byName = make(map[string]*tools.Tool, len(c.Tools))
-	r.specs = make([]providers.ToolSpec, 0, len(c.Tools))
-	for _, t := range c.Tools {
+	r.buildTools()
+	return nil
+}
+
+// buildTools makes the run's tool set: the conversation's tools, then each
+// source's that is valid and not named like one before it.
+func (r *run) buildTools() {
+	r.byName = make(map[string]*tools.Tool, len(r.c.Tools))
+	r.specs = make([]providers.ToolSpec, 0, len(r.c.Tools))
+	add := func(t *tools.Tool) {
+		if t.Err() != nil || r.byName[t.Name()] != nil {
+			return
+		}
 		r.byName[t.Name()] = t
 		r.specs = append(r.specs, t.Spec())
 	}
-	return nil
+	for _, t := range r.c.Tools {
+		add(t)
+	}
+	r.versions = r.versions[:0]
+	for _, src := range r.cfg.ToolSources {
+		set, v := src.Tools()
+		r.versions = append(r.versions, v)
+		for _, t := range set {
+			add(t)
+		}
+	}
+}
+
+// refreshTools rebuilds the tool set when a source changed since the last
+// model call, and says so with a tools_changed event.
+func (r *run) refreshTools() {
+	changed := false
+	for i, src := range r.cfg.ToolSources {
+		if _, v := src.Tools(); i >= len(r.versions) || v != r.versions[i] {
+			changed = true
+		}
+	}
+	if !changed {
+		return
+	}
+	before := r.byName
+	r.buildTools()
+	e := events.ToolsChanged{Tools: make([]string, 0, len(r.specs))}
+	for _, s := range r.specs {
+		e.Tools = append(e.Tools, s.Name)
+		if before[s.Name] == nil {
+			e.Added = append(e.Added, s.Name)
+		}
+	}
+	for name := range before {
+		if r.byName[name] == nil {
+			e.Removed = append(e.Removed, name)
+		}
+	}
+	slices.Sort(e.Removed)
+	if len(e.Added) > 0 || len(e.Removed) > 0 {
+		r.emit(e)
+	}
 }
 
 // emit publishes one event; it serializes the goroutines of parallel tool

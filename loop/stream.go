@@ -32,6 +32,9 @@ func closeCalls(content []providers.Content) []providers.Content {
 // run's new messages; it is returned both as a value and boxed, so that the
 // message is boxed into an interface only once.
 func (r *run) streamAssistant() (providers.AssistantMessage, error) {
+	if len(r.cfg.ToolSources) > 0 {
+		r.refreshTools()
+	}
 	msgs := r.c.Messages[:len(r.c.Messages):len(r.c.Messages)]
 	var err error
 	if r.cfg.TransformMessages != nil {

@@ -68,6 +68,9 @@ func (p *Printer) Handle(_ context.Context, e events.Event) {
 			mark = "✗"
 		}
 		fmt.Fprintf(p.w, "  %s %s (%v): %s\n", mark, e.ToolName, d, summary(providers.TextOf(e.Result.Content)))
+	case events.ToolsChanged:
+		p.endText()
+		fmt.Fprintf(p.w, "  tools changed: +%v -%v\n", e.Added, e.Removed)
 	}
 }
 
