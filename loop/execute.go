@@ -167,6 +167,8 @@ func (r *run) runBodyWithin(ctx context.Context, c *call, timeout time.Duration)
 	case o := <-done:
 		if o.err == nil {
 			c.result = o.res
+		} else if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return errors.New(timeoutText(c.tc.Name, timeout)) // the body gave up on the same deadline
 		}
 		return o.err
 	case <-timer.C:

@@ -111,21 +111,28 @@ type Options struct {
 	// MaxStderrBytes bounds the standard error kept per stdio server; 0
 	// means 64 KiB (the newest bytes are kept).
 	MaxStderrBytes int
+	// OnChange, when set, is called after the tool set changed (a server
+	// said its list changed, or a connection was made again), on a
+	// goroutine of the Toolset: to update an agent between runs, say
+	// (agent.SetTools). A run in progress takes the change by itself.
+	OnChange func()
 }
 
 // Toolset is the tools of one or more MCP servers, kept current. It is a
 // tools.Source and safe for concurrent use.
 type Toolset struct {
-	opts    Options
-	servers []*server
-	ctx     context.Context // ends on Close
-	cancel  context.CancelFunc
-	relists sync.WaitGroup
+	opts       Options
+	servers    []*server
+	ctx        context.Context // ends on Close
+	cancel     context.CancelFunc
+	relists    sync.WaitGroup
+	rebuilding sync.Mutex // one rebuild at a time: the newest listing wins
 
 	mu      sync.Mutex
 	set     []*tools.Tool
 	refused map[string]error
 	version atomic.Uint64
+	ready   atomic.Bool // Connect has returned: changes are news
 }
 
 // Connect connects to every server and lists its tools. It fails when a
@@ -163,6 +170,7 @@ func Connect(ctx context.Context, opts Options, servers ...Server) (*Toolset, er
 		}
 	}
 	ts.rebuild()
+	ts.ready.Store(true)
 	return ts, nil
 }
 
@@ -224,6 +232,8 @@ func (ts *Toolset) Close() error {
 // rebuild makes the tool set from every server's listed tools, and bumps
 // the version.
 func (ts *Toolset) rebuild() {
+	ts.rebuilding.Lock()
+	defer ts.rebuilding.Unlock()
 	prefix := len(ts.servers) > 1
 	var set []*tools.Tool
 	refused := map[string]error{}
@@ -243,6 +253,9 @@ func (ts *Toolset) rebuild() {
 	ts.set, ts.refused = slices.Clip(set), refused
 	ts.version.Add(1)
 	ts.mu.Unlock()
+	if ts.ready.Load() && ts.opts.OnChange != nil {
+		ts.opts.OnChange()
+	}
 }
 
 // commandTransport starts a stdio server.

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentloop/agentloop/tools"
@@ -172,7 +173,7 @@ func (s *server) tool(t *sdk.Tool, name string) (*tools.Tool, error) {
 // call runs one tool call. A call whose connection drops while it runs is
 // not sent again: the model reads that it may or may not have run.
 func (s *server) call(ctx context.Context, name string, args map[string]any) (tools.Result, error) {
-	session, lost, err := s.current(ctx)
+	session, _, err := s.current(ctx)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -183,18 +184,17 @@ func (s *server) call(ctx context.Context, name string, args map[string]any) (to
 	params.SetProgressToken(token)
 	res, err := session.CallTool(ctx, params)
 	if err != nil {
-		select {
-		case <-lost:
-			return tools.Result{}, fmt.Errorf("the connection to %s was lost while the call was running; it may or may not have run", s.spec.Name)
-		default:
-		}
-		if errors.Is(err, sdk.ErrConnectionClosed) {
-			return tools.Result{}, fmt.Errorf("the connection to %s was lost while the call was running; it may or may not have run", s.spec.Name)
-		}
-		if ctx.Err() != nil {
+		var refusal *jsonrpc.Error
+		switch {
+		case ctx.Err() != nil:
 			return tools.Result{}, ctx.Err()
+		case errors.As(err, &refusal):
+			return tools.Result{}, fmt.Errorf("%s refused the call: %s", s.spec.Name, refusal.Message)
 		}
-		return tools.Result{}, fmt.Errorf("%s refused the call: %w", s.spec.Name, err)
+		// No answer: whether the call ran is unknown, so it is not sent
+		// again, and the next call connects anew.
+		s.forget(session)
+		return tools.Result{}, fmt.Errorf("the connection to %s was lost while the call was running; it may or may not have run", s.spec.Name)
 	}
 	out := result(res)
 	if res.IsError {
@@ -217,6 +217,17 @@ func (s *server) onProgress(_ context.Context, req *sdk.ProgressNotificationClie
 		text += ": " + p.Message
 	}
 	report.(func(tools.Result))(tools.TextResult(text))
+}
+
+// forget drops a session that stopped answering, so the next call
+// connects again.
+func (s *server) forget(session *sdk.ClientSession) {
+	s.mu.Lock()
+	if s.session == session {
+		s.session = nil
+	}
+	s.mu.Unlock()
+	_ = session.Close()
 }
 
 func (s *server) close() error {
