@@ -160,11 +160,7 @@ func Connect(ctx context.Context, opts Options, servers ...Server) (*Toolset, er
 		names[s.Name] = true
 		srv := &server{ts: ts, spec: s, stderr: newTail(opts.MaxStderrBytes)}
 		ts.servers = append(ts.servers, srv)
-		if err := srv.connect(ctx); err != nil {
-			ts.Close()
-			return nil, err
-		}
-		if err := srv.list(ctx); err != nil {
+		if err := srv.list(ctx); err != nil { // connects first
 			ts.Close()
 			return nil, err
 		}
@@ -262,5 +258,8 @@ func (ts *Toolset) rebuild() {
 func (s *server) commandTransport() sdk.Transport {
 	cmd := exec.Command(s.spec.Command, s.spec.Args...)
 	cmd.Env, cmd.Dir, cmd.Stderr = s.spec.Env, s.spec.Dir, s.stderr
+	s.mu.Lock()
+	s.cmd = cmd
+	s.mu.Unlock()
 	return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -66,6 +67,9 @@ const sumSchema = `{"type":"object","properties":{"a":{"type":"integer"},"b":{"t
 
 func connect(t *testing.T, opts Options, servers ...Server) *Toolset {
 	t.Helper()
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
 	ts, err := Connect(context.Background(), opts, servers...)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os/exec"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -25,10 +26,14 @@ type server struct {
 	spec   Server
 	stderr *tail
 
+	dialing sync.Mutex // one connection attempt at a time
 	mu      sync.Mutex
 	session *sdk.ClientSession // nil while disconnected
 	lost    chan struct{}      // closed when session ends
 	tools   []*sdk.Tool
+	cmd     *exec.Cmd // the stdio server's latest process
+	// connected reports a first connection was made (guarded by dialing).
+	connected bool
 
 	progress sync.Map // progress token → func(tools.Result)
 	tokens   atomic.Uint64
@@ -89,8 +94,12 @@ func (s *server) transport(ctx context.Context) (sdk.Transport, error) {
 	return &sdk.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: client}, nil
 }
 
-// current returns the live session, connecting again if it dropped.
+// current returns the live session, connecting (again, if it dropped).
+// Connections are made one at a time: a notification that arrives while
+// the first is being made waits for it instead of making another.
 func (s *server) current(ctx context.Context) (*sdk.ClientSession, <-chan struct{}, error) {
+	s.dialing.Lock()
+	defer s.dialing.Unlock()
 	s.mu.Lock()
 	session, lost := s.session, s.lost
 	s.mu.Unlock()
@@ -100,10 +109,14 @@ func (s *server) current(ctx context.Context) (*sdk.ClientSession, <-chan struct
 	if err := s.ts.ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("mcp: the toolset is closed")
 	}
+	first := !s.connected
 	if err := s.connect(ctx); err != nil {
 		return nil, nil, err
 	}
-	s.relist()
+	s.connected = true
+	if !first {
+		s.relist() // the server may have changed while away
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.session == nil {
@@ -231,6 +244,8 @@ func (s *server) forget(session *sdk.ClientSession) {
 }
 
 func (s *server) close() error {
+	s.dialing.Lock() // no connection is being made
+	defer s.dialing.Unlock()
 	s.mu.Lock()
 	session := s.session
 	s.session = nil
