@@ -107,7 +107,27 @@ type ToolExecutionEnd struct {
 	ToolName   string
 	Result     tools.Result
 	IsError    bool
+	// Outcome says how the call ended (ours, not the reference's): for a
+	// tracer, a metric or a log that must tell a refusal from a failure.
+	Outcome Outcome
 }
+
+// Outcome is how a tool call ended.
+type Outcome string
+
+// The outcomes of a tool call.
+const (
+	OutcomeOK             Outcome = "ok"
+	OutcomeFailed         Outcome = "failed"            // the body returned an error, or panicked
+	OutcomeTimeout        Outcome = "timeout"           // the body passed its timeout
+	OutcomeTruncated      Outcome = "truncated"         // the response was cut at the token limit, or the arguments were cut off
+	OutcomeUnknownTool    Outcome = "unknown_tool"      // no tool of that name
+	OutcomeInvalid        Outcome = "invalid_arguments" // arguments that do not fit the schema (or too large, or not an object)
+	OutcomeBlocked        Outcome = "blocked"           // the policy hook refused it
+	OutcomeAborted        Outcome = "aborted"           // the run was cancelled first
+	OutcomeRefused        Outcome = "refused"           // the message may not make it (a repeated id, past MaxToolCalls)
+	OutcomeResultTooLarge Outcome = "result_too_large"  // the result passed MaxResultBytes
+)
 
 // ToolsChanged says the run's tool set changed between two turns: a tool
 // source (an MCP server, say) added or removed tools. Tools lists the

@@ -23,6 +23,7 @@ type wire struct {
 	PartialResult         *tools.Result                 `json:"partialResult,omitempty"`
 	Result                *tools.Result                 `json:"result,omitempty"`
 	IsError               *bool                         `json:"isError,omitempty"`
+	Outcome               Outcome                       `json:"outcome,omitempty"`
 	Tools                 []string                      `json:"tools,omitempty"`
 	Added                 []string                      `json:"added,omitempty"`
 	Removed               []string                      `json:"removed,omitempty"`
@@ -66,7 +67,7 @@ func marshal(e Event, v int) ([]byte, error) {
 	case ToolExecutionUpdate:
 		w.ToolCallID, w.ToolName, w.Args, w.PartialResult = e.ToolCallID, e.ToolName, nonNil(e.Args), &e.Partial
 	case ToolExecutionEnd:
-		w.ToolCallID, w.ToolName, w.Result, w.IsError = e.ToolCallID, e.ToolName, &e.Result, &e.IsError
+		w.ToolCallID, w.ToolName, w.Result, w.IsError, w.Outcome = e.ToolCallID, e.ToolName, &e.Result, &e.IsError, e.Outcome
 	case ToolsChanged:
 		w.Tools, w.Added, w.Removed = nonNilNames(e.Tools), e.Added, e.Removed
 	}
@@ -102,7 +103,7 @@ const WireVersion = 1
 //	                                "toolCall"? (on toolcall_start: id and name; on toolcall_end: the call)}}
 //	tool_execution_start         {"type", "v", "toolCallId", "toolName", "args"}
 //	tool_execution_update        {"type", "v", "toolCallId", "toolName", "args", "partialResult"}
-//	tool_execution_end           {"type", "v", "toolCallId", "toolName", "result", "isError"}
+//	tool_execution_end           {"type", "v", "toolCallId", "toolName", "result", "isError", "outcome" (ours)}
 //	tools_changed                {"type", "v", "tools", "added"?, "removed"?}  (ours: a tool source changed)
 //	turn_end                     {"type", "v", "message", "toolResults"}
 //	agent_end                    {"type", "v", "messages"}
@@ -207,7 +208,7 @@ func Unmarshal(data []byte) (Event, error) {
 		}
 		return e, nil
 	case TypeToolExecutionEnd:
-		e := ToolExecutionEnd{ToolCallID: w.ToolCallID, ToolName: w.ToolName}
+		e := ToolExecutionEnd{ToolCallID: w.ToolCallID, ToolName: w.ToolName, Outcome: w.Outcome}
 		if w.Result != nil {
 			e.Result = *w.Result
 		}

@@ -91,6 +91,14 @@ type Config struct {
 	// body, concurrently with other calls.
 	AfterToolCall func(ctx context.Context, call AfterCall) (AfterResult, error)
 
+	// StepContext, when set, gives the loop the context each step runs in,
+	// derived from the one it is given, so that a tracer's spans reach
+	// what the step does: the run (its context is the one events carry),
+	// each model call (the provider's request), each tool body (what the
+	// body starts, through an instrumented HTTP client, say). Package
+	// loop/otel sets it.
+	StepContext func(ctx context.Context, step Step) context.Context
+
 	// PrepareNextTurn runs after every completed turn and may replace the
 	// conversation, the model or the reasoning level for the next one.
 	PrepareNextTurn func(ctx context.Context, turn Turn) (TurnUpdate, error)
@@ -98,6 +106,25 @@ type Config struct {
 	// returns true; steering and follow-up messages are not polled then.
 	ShouldStopAfterTurn func(ctx context.Context, turn Turn) bool
 }
+
+// Step is a step of a run, for Config.StepContext.
+type Step struct {
+	Kind StepKind
+	// Model is the model of the run or of the model call.
+	Model providers.Model
+	// Call is the tool call, for a StepTool.
+	Call providers.ToolCall
+}
+
+// StepKind says which step a Step is.
+type StepKind int
+
+// The kinds of steps.
+const (
+	StepRun   StepKind = iota // the whole run, from agent_start to agent_end
+	StepModel                 // one model call
+	StepTool                  // one tool body
+)
 
 // The defaults of Config's limits.
 const (

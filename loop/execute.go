@@ -80,17 +80,35 @@ func (r *run) execute(a providers.AssistantMessage, c *call) {
 // it carries (tools.ResultError), or its text.
 func (c *call) failWith(err error) {
 	if res, ok := tools.AsResultError(err); ok {
-		c.result, c.isError = res, true
+		c.result, c.isError, c.outcome = res, true, events.OutcomeFailed
 		return
 	}
-	c.fail(err.Error())
+	how := events.OutcomeFailed
+	if errors.Is(err, errTimedOut) {
+		how = events.OutcomeTimeout
+	}
+	c.fail(how, err.Error())
 }
+
+// errTimedOut marks a body that passed its timeout.
+var errTimedOut = errors.New("the tool timed out")
+
+// timedOut is the error of a body that passed its timeout: the text the
+// model reads, marked.
+func timedOut(name string, d time.Duration) error {
+	return &timeoutError{text: timeoutText(name, d)}
+}
+
+type timeoutError struct{ text string }
+
+func (e *timeoutError) Error() string        { return e.text }
+func (e *timeoutError) Is(target error) bool { return target == errTimedOut }
 
 // capResult replaces a result whose text is over MaxResultBytes with an
 // error result saying so.
 func (r *run) capResult(c *call) {
 	if n, max := textBytes(c.result.Content), limit(r.cfg.MaxResultBytes, DefaultMaxResultBytes); n > max {
-		c.fail(oversizedResultText(c.tc.Name, n, max))
+		c.fail(events.OutcomeResultTooLarge, oversizedResultText(c.tc.Name, n, max))
 	}
 }
 
@@ -138,7 +156,11 @@ func (r *run) runBody(c *call) (err error) {
 	if timeout == 0 {
 		timeout = r.cfg.ToolTimeout
 	}
-	ctx := tools.WithCall(r.ctx, c.tc.ID, r.updater(c))
+	ctx := r.ctx
+	if r.cfg.StepContext != nil {
+		ctx = r.cfg.StepContext(ctx, Step{Kind: StepTool, Model: r.cfg.Model, Call: c.tc})
+	}
+	ctx = tools.WithCall(ctx, c.tc.ID, r.updater(c))
 	if timeout > 0 {
 		return r.runBodyWithin(ctx, c, timeout)
 	}
@@ -168,12 +190,12 @@ func (r *run) runBodyWithin(ctx context.Context, c *call, timeout time.Duration)
 		if o.err == nil {
 			c.result = o.res
 		} else if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return errors.New(timeoutText(c.tc.Name, timeout)) // the body gave up on the same deadline
+			return timedOut(c.tc.Name, timeout) // the body gave up on the same deadline
 		}
 		return o.err
 	case <-timer.C:
 		c.updates.settle()
-		return errors.New(timeoutText(c.tc.Name, timeout))
+		return timedOut(c.tc.Name, timeout)
 	}
 }
 
@@ -186,7 +208,7 @@ func (r *run) after(a providers.AssistantMessage, c *call) {
 			Result: c.result, IsError: c.isError, Conversation: r.c})
 	}()
 	if err != nil {
-		c.result, c.isError = errorResult(err.Error()), true
+		c.fail(events.OutcomeFailed, err.Error())
 		return
 	}
 	if o.Content != nil {
@@ -202,6 +224,6 @@ func (r *run) after(a providers.AssistantMessage, c *call) {
 		c.result.Terminate = *o.Terminate
 	}
 	if o.IsError != nil {
-		c.isError = *o.IsError
+		c.isError, c.outcome = *o.IsError, "" // the outcome follows the hook's word
 	}
 }

@@ -170,6 +170,9 @@ func newRun(ctx context.Context, conv Conversation, cfg Config, emit events.Hand
 	if emit == nil {
 		emit = func(context.Context, events.Event) {}
 	}
+	if cfg.StepContext != nil {
+		ctx = cfg.StepContext(ctx, Step{Kind: StepRun, Model: cfg.Model})
+	}
 	r := &run{ctx: ctx, cfg: cfg, sink: emit}
 	if err := r.setConversation(conv); err != nil {
 		return nil, err

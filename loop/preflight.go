@@ -78,6 +78,7 @@ type call struct {
 	// The outcome, once known.
 	result  tools.Result
 	isError bool
+	outcome events.Outcome
 	msg     *providers.ToolResultMessage // where the result message goes
 	updates updates                      // the body's progress, until it returns
 }
@@ -88,8 +89,9 @@ func errorResult(text string) tools.Result {
 	return tools.Result{Content: []providers.Content{providers.Text{Text: text}}, Details: map[string]any{}}
 }
 
-func (c *call) fail(text string) *call {
-	c.result, c.isError = errorResult(text), true
+// fail makes the call's result an error result with text, ended as how.
+func (c *call) fail(how events.Outcome, text string) *call {
+	c.result, c.isError, c.outcome = errorResult(text), true, how
 	return c
 }
 
@@ -99,53 +101,53 @@ func (c *call) fail(text string) *call {
 func (r *run) preflight(a providers.AssistantMessage, c *call) (refused *call) {
 	// May the message make this call (an id of its own, within MaxToolCalls)?
 	if c.refusal != "" {
-		return c.fail(c.refusal)
+		return c.fail(events.OutcomeRefused, c.refusal)
 	}
 	// Does the tool exist?
 	c.tool = r.byName[c.tc.Name]
 	if c.tool == nil {
-		return c.fail(notFoundText(c.tc.Name))
+		return c.fail(events.OutcomeUnknownTool, notFoundText(c.tc.Name))
 	}
 	// Did the arguments arrive whole, within bounds, as an object?
 	if n, max := max(len(c.tc.RawArguments), c.tc.ArgumentBytes), r.cfg.RequestOptions.ArgumentLimit(); max >= 0 && n > max {
-		return c.fail(oversizedArgsText(c.tc.Name, n, max))
+		return c.fail(events.OutcomeInvalid, oversizedArgsText(c.tc.Name, n, max))
 	}
 	if raw := strings.TrimSpace(c.tc.RawArguments); raw != "" && raw[0] != '{' && json.Valid([]byte(raw)) {
-		return c.fail(notObject(c.tc.Name, raw))
+		return c.fail(events.OutcomeInvalid, notObject(c.tc.Name, raw))
 	}
 	if c.tc.Incomplete {
-		return c.fail(incompleteText(c.tc.Name))
+		return c.fail(events.OutcomeTruncated, incompleteText(c.tc.Name))
 	}
 	// Do they fit the schema (after the tool's shim and coercion)?
 	inv, err := c.tool.Check(c.tc.Arguments)
 	if err != nil {
-		return c.fail(err.Error())
+		return c.fail(events.OutcomeInvalid, err.Error())
 	}
 	// Does policy allow the call?
 	if r.cfg.BeforeToolCall != nil {
 		decision, err := r.before(a, c, inv)
 		switch {
 		case err != nil: // as in the reference, a failing hook's message wins
-			return c.fail(err.Error())
+			return c.fail(events.OutcomeBlocked, err.Error())
 		case r.ctx.Err() != nil: // and an abort wins over a decision
-			return c.fail(AbortedText)
+			return c.fail(events.OutcomeAborted, AbortedText)
 		case decision.Block:
 			reason := decision.Reason
 			if reason == "" {
 				reason = BlockedText
 			}
-			c.fail(reason)
+			c.fail(events.OutcomeBlocked, reason)
 			c.result.Terminate = decision.Terminate
 			return c
 		case decision.Args != nil:
 			if inv, err = c.tool.Check(decision.Args); err != nil {
-				return c.fail(err.Error())
+				return c.fail(events.OutcomeInvalid, err.Error())
 			}
 		}
 	}
 	// Is the run still wanted?
 	if r.ctx.Err() != nil {
-		return c.fail(AbortedText)
+		return c.fail(events.OutcomeAborted, AbortedText)
 	}
 	c.inv = inv
 	return nil
@@ -266,7 +268,7 @@ func (r *run) sequential(calls []*call) bool {
 func (r *run) failTruncated(calls []*call) []*call {
 	for _, c := range calls {
 		r.emitStart(c)
-		c.fail(truncatedText(c.tc.Name))
+		c.fail(events.OutcomeTruncated, truncatedText(c.tc.Name))
 		r.emitEnd(c)
 		r.emitResult(c, providers.Now())
 	}
@@ -278,7 +280,14 @@ func (r *run) emitStart(c *call) {
 }
 
 func (r *run) emitEnd(c *call) {
-	r.emit(events.ToolExecutionEnd{ToolCallID: c.tc.ID, ToolName: c.tc.Name, Result: c.result, IsError: c.isError})
+	how := c.outcome
+	if how == "" {
+		how = events.OutcomeOK
+		if c.isError {
+			how = events.OutcomeFailed
+		}
+	}
+	r.emit(events.ToolExecutionEnd{ToolCallID: c.tc.ID, ToolName: c.tc.Name, Result: c.result, IsError: c.isError, Outcome: how})
 }
 
 // emitResult builds the call's result message, stamped now, publishes it
