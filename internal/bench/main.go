@@ -46,6 +46,7 @@ import (
 
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/loop"
+	agentotel "github.com/agentloop/agentloop/loop/otel"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/tools"
 )
@@ -159,7 +160,11 @@ type window struct {
 	Growth     float64 `json:"growth"`
 }
 
-func run(name string, script scripted, expect int, toolset []*tools.Tool) (result, error) {
+// observe instruments a run's config and event handler (the -otel flag's
+// tracer), or leaves them as they are.
+type observe func(loop.Config, events.Handler) (loop.Config, events.Handler)
+
+func run(name string, script scripted, expect int, toolset []*tools.Tool, obs observe) (result, error) {
 	runtime.GC()
 	var turnEnds []time.Time
 	nevents := 0
@@ -170,9 +175,13 @@ func run(name string, script scripted, expect int, toolset []*tools.Tool) (resul
 		}
 	}
 	cfg := loop.Config{Provider: &provider{script: script}, Model: model}
+	var handler events.Handler = sink
+	if obs != nil {
+		cfg, handler = obs(cfg, sink)
+	}
 	prompt := providers.UserMessage{Content: []providers.Content{providers.Text{Text: "go"}}}
 	t0 := time.Now()
-	msgs, err := loop.Run(context.Background(), []providers.Message{prompt}, loop.Conversation{Tools: toolset}, cfg, sink)
+	msgs, err := loop.Run(context.Background(), []providers.Message{prompt}, loop.Conversation{Tools: toolset}, cfg, handler)
 	elapsed := time.Since(t0)
 	if err != nil {
 		return result{}, err
@@ -230,7 +239,15 @@ func main() {
 	reference := flag.String("reference", "", "folder of the reference's bench.mjs (with node_modules): run it too, alternating, and print the ratios")
 	warmup := flag.Duration("warmup", 20*time.Millisecond, "before each measured run, run the workload unmeasured for this long")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file")
+	withOtel := flag.Bool("otel", false, "instrument every run with loop/otel on the global (no-op) providers, to measure what it costs")
 	flag.Parse()
+	var obs observe
+	if *withOtel {
+		tr := agentotel.New(agentotel.Options{})
+		obs = func(cfg loop.Config, sink events.Handler) (loop.Config, events.Handler) {
+			return tr.Instrument(cfg), func(ctx context.Context, e events.Event) { tr.Handle(ctx, e); sink(ctx, e) }
+		}
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
@@ -289,12 +306,12 @@ func main() {
 				continue
 			}
 			for start := time.Now(); time.Since(start) < *warmup; {
-				if _, err := run(w.name, w.script, w.expect, toolset); err != nil {
+				if _, err := run(w.name, w.script, w.expect, toolset, obs); err != nil {
 					fmt.Fprintln(os.Stderr, err)
 					return
 				}
 			}
-			r, err := run(w.name, w.script, w.expect, toolset)
+			r, err := run(w.name, w.script, w.expect, toolset, obs)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				return
@@ -308,7 +325,7 @@ func main() {
 		}
 		mine := median(ours[w.name])
 		if mine.First200Ms != nil {
-			nogc, err := withoutGC(func() (result, error) { return run(w.name, w.script, w.expect, toolset) }, *runs)
+			nogc, err := withoutGC(func() (result, error) { return run(w.name, w.script, w.expect, toolset, obs) }, *runs)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				return
