@@ -33,12 +33,13 @@ const (
 	TypeToolExecutionStart  Type = "tool_execution_start"
 	TypeToolExecutionUpdate Type = "tool_execution_update"
 	TypeToolExecutionEnd    Type = "tool_execution_end"
-	// TypeToolsChanged is ours, not the reference's: see ToolsChanged.
+	// TypeToolsChanged and TypeCompacted are ours, not the reference's.
 	TypeToolsChanged Type = "tools_changed"
+	TypeCompacted    Type = "compacted"
 )
 
 // Event is one step of a run. The set of event types is closed: a type
-// switch over the eleven types of this package is exhaustive.
+// switch over the twelve types of this package is exhaustive.
 type Event interface {
 	Type() Type
 	isEvent()
@@ -141,6 +142,23 @@ type ToolsChanged struct {
 // Type reports the event's JSON type name.
 func (ToolsChanged) Type() Type { return TypeToolsChanged }
 
+// Compacted says what was left out of, shortened in or summarised for the
+// next request because the conversation outgrew the model's context window
+// (loop.Config.Compactor). The transcript itself keeps everything.
+type Compacted struct {
+	Strategy string // "trim", "summarize", "shorten-results", or a custom one's name
+	// Before and After are the request's estimated tokens.
+	Before, After int
+	// Dropped messages are left out; Shortened results cut down;
+	// Summarized messages replaced by a summary.
+	Dropped, Shortened, Summarized int
+	// Note says what happened, in words (a summary that failed, say).
+	Note string
+}
+
+// Type reports the event's JSON type name.
+func (Compacted) Type() Type { return TypeCompacted }
+
 // Type reports the event's JSON type name.
 func (AgentStart) Type() Type { return TypeAgentStart }
 
@@ -182,3 +200,4 @@ func (ToolExecutionStart) isEvent()  {}
 func (ToolExecutionUpdate) isEvent() {}
 func (ToolExecutionEnd) isEvent()    {}
 func (ToolsChanged) isEvent()        {}
+func (Compacted) isEvent()           {}

@@ -27,6 +27,17 @@ type wire struct {
 	Tools                 []string                      `json:"tools,omitempty"`
 	Added                 []string                      `json:"added,omitempty"`
 	Removed               []string                      `json:"removed,omitempty"`
+	Compacted             *compactedJSON                `json:"compacted,omitempty"`
+}
+
+type compactedJSON struct {
+	Strategy   string `json:"strategy"`
+	Before     int    `json:"before"`
+	After      int    `json:"after"`
+	Dropped    int    `json:"dropped"`
+	Shortened  int    `json:"shortened"`
+	Summarized int    `json:"summarized"`
+	Note       string `json:"note,omitempty"`
 }
 
 // Marshal encodes an event as JSON with the reference's type name and
@@ -70,6 +81,8 @@ func marshal(e Event, v int) ([]byte, error) {
 		w.ToolCallID, w.ToolName, w.Result, w.IsError, w.Outcome = e.ToolCallID, e.ToolName, &e.Result, &e.IsError, e.Outcome
 	case ToolsChanged:
 		w.Tools, w.Added, w.Removed = nonNilNames(e.Tools), e.Added, e.Removed
+	case Compacted:
+		w.Compacted = &compactedJSON{e.Strategy, e.Before, e.After, e.Dropped, e.Shortened, e.Summarized, e.Note}
 	}
 	if err != nil {
 		return nil, err
@@ -105,6 +118,7 @@ const WireVersion = 1
 //	tool_execution_update        {"type", "v", "toolCallId", "toolName", "args", "partialResult"}
 //	tool_execution_end           {"type", "v", "toolCallId", "toolName", "result", "isError", "outcome" (ours)}
 //	tools_changed                {"type", "v", "tools", "added"?, "removed"?}  (ours: a tool source changed)
+//	compacted                    {"type", "v", "compacted": {"strategy", "before", "after", "dropped", "shortened", "summarized", "note"?}}  (ours)
 //	turn_end                     {"type", "v", "message", "toolResults"}
 //	agent_end                    {"type", "v", "messages"}
 //
@@ -218,6 +232,12 @@ func Unmarshal(data []byte) (Event, error) {
 		return e, nil
 	case TypeToolsChanged:
 		return ToolsChanged{Tools: w.Tools, Added: w.Added, Removed: w.Removed}, nil
+	case TypeCompacted:
+		if w.Compacted == nil {
+			return nil, fmt.Errorf("event compacted: missing compacted")
+		}
+		c := w.Compacted
+		return Compacted{Strategy: c.Strategy, Before: c.Before, After: c.After, Dropped: c.Dropped, Shortened: c.Shortened, Summarized: c.Summarized, Note: c.Note}, nil
 	}
 	return nil, fmt.Errorf("event: unknown type %q", w.Type)
 }

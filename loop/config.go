@@ -91,6 +91,20 @@ type Config struct {
 	// body, concurrently with other calls.
 	AfterToolCall func(ctx context.Context, call AfterCall) (AfterResult, error)
 
+	// Compactor decides what of a long conversation each request carries
+	// (package loop/compact: trim, summarise, shorten old results). It runs
+	// before each model call, before TransformMessages; what it stores (a
+	// summary) joins the transcript, what it did is an events.Compacted.
+	// nil sends the whole transcript.
+	Compactor Compactor
+	// MaxRunTokens and MaxRunCost bound what one run may spend: the tokens
+	// of its model calls (input, cache and output) and their cost in
+	// dollars (from the model's prices). A run that reaches one with tool
+	// results still to answer ends after they are stored, with an error
+	// message (ErrTokenBudget, ErrCostBudget); 0 means no bound.
+	MaxRunTokens int
+	MaxRunCost   float64
+
 	// StepContext, when set, gives the loop the context each step runs in,
 	// derived from the one it is given, so that a tracer's spans reach
 	// what the step does: the run (its context is the one events carry),

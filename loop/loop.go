@@ -152,10 +152,11 @@ type run struct {
 	newFrom  int
 	detached []providers.Message
 	apart    bool
-	turns    int  // model calls made
-	started  bool // agent_start was published
-	inTurn   bool // a turn_start was published and its turn_end not yet
-	handlerP any  // the first panic of the event handler, if any
+	turns    int             // model calls made
+	spent    providers.Usage // the run's model calls' usage, for the budgets
+	started  bool            // agent_start was published
+	inTurn   bool            // a turn_start was published and its turn_end not yet
+	handlerP any             // the first panic of the event handler, if any
 
 	stream  streamed                         // the response being consumed
 	scratch []*call                          // the call lists of the batch running; see lists
@@ -391,6 +392,9 @@ func (r *run) loop() error {
 			if r.cfg.ShouldStopAfterTurn != nil && r.cfg.ShouldStopAfterTurn(r.ctx, turn) {
 				r.emit(events.AgentEnd{Messages: r.newMessages()})
 				return nil
+			}
+			if over := r.spend(a.Usage); over != nil && continueTools {
+				return r.close(over) // the results are stored; the model will not answer them
 			}
 			if r.cfg.MaxTurns > 0 && r.turns >= r.cfg.MaxTurns {
 				if continueTools { // the model has results to answer

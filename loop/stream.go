@@ -37,6 +37,11 @@ func (r *run) streamAssistant() (providers.AssistantMessage, error) {
 	}
 	msgs := r.c.Messages[:len(r.c.Messages):len(r.c.Messages)]
 	var err error
+	if r.cfg.Compactor != nil {
+		if msgs, err = r.compact(msgs); err != nil {
+			return providers.AssistantMessage{}, err
+		}
+	}
 	if r.cfg.TransformMessages != nil {
 		if msgs, err = r.cfg.TransformMessages(r.ctx, msgs); err != nil {
 			return providers.AssistantMessage{}, fmt.Errorf("loop: TransformMessages: %w", err)

@@ -283,6 +283,10 @@ func UnmarshalMessage(data []byte) (Message, error) {
 		var m ToolResultMessage
 		err := m.UnmarshalJSON(data)
 		return m, err
+	case RoleSummary:
+		var m SummaryMessage
+		err := m.UnmarshalJSON(data)
+		return m, err
 	case "":
 		return nil, fmt.Errorf("message: missing role")
 	default:

@@ -68,6 +68,10 @@ func (p *Printer) Handle(_ context.Context, e events.Event) {
 			mark = "✗"
 		}
 		fmt.Fprintf(p.w, "  %s %s (%v): %s\n", mark, e.ToolName, d, summary(providers.TextOf(e.Result.Content)))
+	case events.Compacted:
+		p.endText()
+		fmt.Fprintf(p.w, "  [compacted (%s): ~%d → ~%d tokens; %d dropped, %d shortened, %d summarised%s]\n",
+			e.Strategy, e.Before, e.After, e.Dropped, e.Shortened, e.Summarized, noteOf(e.Note))
 	case events.ToolsChanged:
 		p.endText()
 		fmt.Fprintf(p.w, "  tools changed: +%v -%v\n", e.Added, e.Removed)
@@ -98,4 +102,11 @@ func summary(s string) string {
 		return para + "\n      …"
 	}
 	return para
+}
+
+func noteOf(note string) string {
+	if note == "" {
+		return ""
+	}
+	return "; " + note
 }

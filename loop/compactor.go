@@ -1,0 +1,83 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agentloop/agentloop/events"
+	"github.com/agentloop/agentloop/providers"
+)
+
+// A Compactor decides what of a long conversation the next request
+// carries, so that it fits the model's context window (Config.Compactor;
+// package loop/compact has strategies). It must never separate a tool call
+// from its result.
+type Compactor interface {
+	Compact(ctx context.Context, in CompactInput) (CompactOutput, error)
+}
+
+// CompactInput is what a Compactor decides from.
+type CompactInput struct {
+	// Transcript is the run's conversation as it stands; read-only.
+	Transcript   []providers.Message
+	Model        providers.Model
+	Provider     providers.Provider // for a request of its own (a summary)
+	Options      providers.RequestOptions
+	SystemPrompt string
+	Tools        []providers.ToolSpec
+}
+
+// CompactOutput is what a Compactor decided.
+type CompactOutput struct {
+	// Send is what the request carries instead of the transcript; nil
+	// sends the transcript.
+	Send []providers.Message
+	// Store, when not nil, joins the transcript first (a
+	// providers.SummaryMessage, say), published like any message.
+	Store providers.Message
+	// Event, when not nil, says what was done; the loop publishes it.
+	Event *events.Compacted
+}
+
+// The causes of a run stopped by a budget (RunError.Err).
+var (
+	ErrTokenBudget = fmt.Errorf("loop: the run reached Config.MaxRunTokens")
+	ErrCostBudget  = fmt.Errorf("loop: the run reached Config.MaxRunCost")
+)
+
+// compact runs the Compactor, storing and publishing what it asks, and
+// returns the messages to send.
+func (r *run) compact(msgs []providers.Message) ([]providers.Message, error) {
+	out, err := r.cfg.Compactor.Compact(r.ctx, CompactInput{Transcript: msgs, Model: r.cfg.Model, Provider: r.cfg.Provider,
+		Options: r.cfg.RequestOptions, SystemPrompt: r.c.SystemPrompt, Tools: r.specs})
+	if err != nil {
+		return nil, fmt.Errorf("loop: Compactor: %w", err)
+	}
+	if out.Store != nil {
+		r.emit(events.MessageStart{Message: out.Store})
+		r.emit(events.MessageEnd{Message: out.Store})
+		r.append(out.Store)
+	}
+	if out.Event != nil {
+		r.emit(*out.Event)
+	}
+	if out.Send == nil {
+		return r.c.Messages[:len(r.c.Messages):len(r.c.Messages)], nil
+	}
+	return out.Send, nil
+}
+
+// spend adds a response's usage to the run's, and reports the budget it
+// reached, if any.
+func (r *run) spend(u providers.Usage) error {
+	r.spent.Input += u.Input + u.CacheRead + u.CacheWrite
+	r.spent.Output += u.Output
+	r.spent.Cost.Total += u.Cost.Total
+	switch tokens := r.spent.Input + r.spent.Output; {
+	case r.cfg.MaxRunTokens > 0 && tokens >= r.cfg.MaxRunTokens:
+		return fmt.Errorf("%w (%d tokens of %d)", ErrTokenBudget, tokens, r.cfg.MaxRunTokens)
+	case r.cfg.MaxRunCost > 0 && r.spent.Cost.Total >= r.cfg.MaxRunCost:
+		return fmt.Errorf("%w ($%.4f of $%.4f)", ErrCostBudget, r.spent.Cost.Total, r.cfg.MaxRunCost)
+	}
+	return nil
+}
