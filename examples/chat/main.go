@@ -12,7 +12,11 @@
 // scripted model answers (and calls the clock tool when you ask for the
 // time).
 //
-//	go run ./examples/chat [-provider gemini]
+//	go run ./examples/chat [-provider gemini] [-window 600]
+//
+// With -window, the conversation is kept within that many tokens: older
+// turns are summarised (the summary is kept in the session) and a line
+// says so.
 package main
 
 import (
@@ -30,6 +34,7 @@ import (
 	"github.com/agentloop/agentloop/agent"
 	"github.com/agentloop/agentloop/events/term"
 	"github.com/agentloop/agentloop/loop"
+	"github.com/agentloop/agentloop/loop/compact"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/auto"
 	"github.com/agentloop/agentloop/providers/faux"
@@ -46,14 +51,15 @@ func main() {
 	st, _ := os.Stdin.Stat()
 	interactive := st != nil && st.Mode()&os.ModeCharDevice != 0
 	name := flag.String("provider", "", "the provider: "+strings.Join(auto.Names, ", ")+" (default: the first whose key is set)")
+	window := flag.Int("window", 0, "a context window in tokens: older turns are summarised to stay within it (0: the model's, uncompacted)")
 	flag.Parse()
-	if err := chat(os.Stdin, os.Stdout, interactive, *name); err != nil {
+	if err := chat(os.Stdin, os.Stdout, interactive, *name, *window); err != nil {
 		fmt.Fprintln(os.Stderr, "chat:", err)
 		os.Exit(1)
 	}
 }
 
-func chat(in io.Reader, out io.Writer, interactive bool, name string) error {
+func chat(in io.Reader, out io.Writer, interactive bool, name string, window int) error {
 	clock, err := tools.New(tools.Config{Name: "clock", Description: "The current time"},
 		func(_ context.Context, a clockArgs) (string, error) {
 			loc := time.UTC
@@ -80,7 +86,13 @@ func chat(in io.Reader, out io.Writer, interactive bool, name string) error {
 	default:
 		fmt.Fprintln(out, "chat: no API key is set; a scripted model answers. Ask it for the time.")
 	}
-	a, err := agent.New(agent.Options{Config: loop.Config{Provider: provider, Model: model},
+	cfg := loop.Config{Provider: provider, Model: model}
+	if window > 0 {
+		// A small window shows compaction at work: a line per compaction.
+		cfg.Model.ContextWindow = window
+		cfg.Compactor = compact.Chain(compact.Summarize{}, compact.ShortenResults{})
+	}
+	a, err := agent.New(agent.Options{Config: cfg,
 		SystemPrompt: "You are a helpful assistant.", Tools: []*tools.Tool{clock}})
 	if err != nil {
 		return err
@@ -209,6 +221,9 @@ func unknown(name string) error {
 // echo is the scripted model: it calls the clock when asked for the time,
 // and otherwise answers from the last user message.
 func echo(_ context.Context, req *providers.Request) (providers.AssistantMessage, error) {
+	if req.SystemPrompt == compact.DefaultSummaryPrompt {
+		return faux.Reply(faux.Text(fmt.Sprintf("The user and the assistant exchanged %d lines of small talk.", strings.Count(req.Messages[0].(providers.UserMessage).Text(), "\nUser: ")+1))), nil
+	}
 	last := req.Messages[len(req.Messages)-1]
 	switch m := last.(type) {
 	case providers.ToolResultMessage:

@@ -21,7 +21,7 @@ func TestChatCommands(t *testing.T) {
 	}
 	in := strings.NewReader("hello\nwhat time is it?\n/save " + session + "\n/reset\n/load " + session + "\n/load " + broken + "\n/save " + session + "\n/nope\n")
 	var out strings.Builder
-	if err := chat(in, &out, false, "offline"); err != nil {
+	if err := chat(in, &out, false, "offline", 0); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`You said "hello"`, "→ clock", "(saved 6 messages", "(conversation cleared)", "(loaded 6 messages",
@@ -35,12 +35,34 @@ func TestChatCommands(t *testing.T) {
 	}
 }
 
+// TestChatCompacts: in a small window the chat summarises older turns and
+// prints a line saying so; a saved session keeps the summary.
+func TestChatCompacts(t *testing.T) {
+	session := filepath.Join(t.TempDir(), "s.jsonl")
+	var lines strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&lines, "line %d: %s\n", i, strings.Repeat("tell me more about it ", 5))
+	}
+	lines.WriteString("/save " + session + "\n")
+	var out strings.Builder
+	if err := chat(strings.NewReader(lines.String()), &out, false, "offline", 600); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "[compacted (summarize") {
+		t.Fatalf("no compaction line:\n%s", out.String())
+	}
+	saved, err := os.ReadFile(session)
+	if err != nil || !strings.Contains(string(saved), `"role":"summary"`) {
+		t.Fatalf("the session keeps no summary: %v", err)
+	}
+}
+
 // TestChatInterruptStopsRunNotProgram runs the chat in a child process
 // (this test binary, re-run as the chat) and sends that process a real
 // SIGINT while a reply streams: the run stops, the chat goes on.
 func TestChatInterruptStopsRunNotProgram(t *testing.T) {
 	if os.Getenv("CHAT_CHILD") == "1" {
-		if err := chat(os.Stdin, os.Stdout, true, "offline"); err != nil {
+		if err := chat(os.Stdin, os.Stdout, true, "offline", 0); err != nil {
 			fmt.Fprintln(os.Stderr, "chat:", err)
 			os.Exit(1)
 		}
