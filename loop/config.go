@@ -91,6 +91,11 @@ type Config struct {
 	// body, concurrently with other calls.
 	AfterToolCall func(ctx context.Context, call AfterCall) (AfterResult, error)
 
+	// Output, when not nil, asks every model call for its answer as JSON
+	// fitting a schema, from providers that offer it natively
+	// (providers.StructuredOutput). agent.Ask sets it.
+	Output *providers.OutputFormat
+
 	// Compactor decides what of a long conversation each request carries
 	// (package loop/compact: trim, summarise, shorten old results). It runs
 	// before each model call, before TransformMessages; what it stores (a

@@ -64,7 +64,7 @@ func (r *run) streamAssistant() (providers.AssistantMessage, error) {
 	}
 	// The request is the run's, reused from call to call: a provider may
 	// not keep it past its sequence (see providers.Provider).
-	r.req = providers.Request{Model: r.cfg.Model, SystemPrompt: r.c.SystemPrompt, Messages: msgs, Tools: r.specs, Options: opts}
+	r.req = providers.Request{Model: r.cfg.Model, SystemPrompt: r.c.SystemPrompt, Messages: msgs, Tools: r.specs, Options: opts, Output: r.cfg.Output}
 	ctx := r.ctx
 	if r.cfg.StepContext != nil {
 		ctx = r.cfg.StepContext(ctx, Step{Kind: StepModel, Model: r.cfg.Model})

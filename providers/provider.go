@@ -40,6 +40,64 @@ type Request struct {
 	Messages     []Message
 	Tools        []ToolSpec
 	Options      RequestOptions
+	// Output, when not nil, asks for the answer as JSON fitting a schema,
+	// from a provider that offers it (StructuredOutput); others ignore it.
+	Output *OutputFormat
+}
+
+// OutputFormat is a schema the model's answer is to fit (structured
+// output): Chat Completions' response_format json_schema, the Responses
+// API's text.format, Gemini's responseJsonSchema.
+type OutputFormat struct {
+	Name   string          // letters, digits, '_' and '-'
+	Schema json.RawMessage // a JSON Schema whose root is an object
+	// Strict asks the server to guarantee the schema, where it can: the
+	// schema must then list every property as required and forbid others
+	// at every level (OpenAI's rule); see StrictSchema.
+	Strict bool
+}
+
+// StructuredOutput is implemented by providers that honour
+// Request.Output natively.
+type StructuredOutput interface {
+	StructuredOutput() bool
+}
+
+// StrictSchema reports whether a schema meets OpenAI's strict rule: every
+// object lists all its properties as required and forbids others.
+func StrictSchema(schema json.RawMessage) bool {
+	var v any
+	if json.Unmarshal(schema, &v) != nil {
+		return false
+	}
+	return strictNode(v)
+}
+
+func strictNode(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		if props, ok := v["properties"].(map[string]any); ok {
+			if v["additionalProperties"] != false {
+				return false
+			}
+			req, _ := v["required"].([]any)
+			if len(req) != len(props) {
+				return false
+			}
+		}
+		for _, e := range v {
+			if !strictNode(e) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if !strictNode(e) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // ToolSpec is how a provider describes a tool to the model.

@@ -40,6 +40,9 @@ func (p *Provider) request(req *providers.Request) ([]*genai.Content, *genai.Gen
 		}
 		cfg.Tools = []*genai.Tool{tool}
 	}
+	if o := req.Output; o != nil {
+		cfg.ResponseMIMEType, cfg.ResponseJsonSchema = "application/json", o.Schema
+	}
 	return convertMessages(req.Model, req.Messages), cfg
 }
 

@@ -133,6 +133,10 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	}, nil
 }
 
+// StructuredOutput reports that the provider honours Request.Output (as
+// responseJsonSchema).
+func (p *Provider) StructuredOutput() bool { return true }
+
 // FromEnv returns a Provider and a Model for GEMINI_API_KEY (ok is false
 // without it) and GEMINI_MODEL (DefaultModel when empty).
 func FromEnv(ctx context.Context) (p *Provider, m providers.Model, ok bool) {

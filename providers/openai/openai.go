@@ -151,8 +151,16 @@ func (p *Provider) request(req *providers.Request) goopenai.ChatCompletionReques
 			Name: t.Name, Description: t.Description, Parameters: t.Parameters,
 		}})
 	}
+	if o := req.Output; o != nil {
+		out.ResponseFormat = &goopenai.ChatCompletionResponseFormat{Type: goopenai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &goopenai.ChatCompletionResponseFormatJSONSchema{Name: o.Name, Schema: o.Schema, Strict: o.Strict}}
+	}
 	return out
 }
+
+// StructuredOutput reports that the provider honours Request.Output (as
+// response_format json_schema; a server that does not know it refuses).
+func (p *Provider) StructuredOutput() bool { return true }
 
 // DefaultModel is the model FromEnv names when OPENAI_MODEL is not set.
 const DefaultModel = "gpt-4o-mini"

@@ -89,9 +89,19 @@ type responsesRequest struct {
 		Effort  string `json:"effort"`
 		Summary string `json:"summary"`
 	} `json:"reasoning,omitempty"`
-	Include           []string `json:"include,omitempty"`
-	ToolChoice        any      `json:"tool_choice,omitempty"`
-	ParallelToolCalls *bool    `json:"parallel_tool_calls,omitempty"`
+	Include []string `json:"include,omitempty"`
+	Text    *struct {
+		Format responsesFormat `json:"format"`
+	} `json:"text,omitempty"`
+	ToolChoice        any   `json:"tool_choice,omitempty"`
+	ParallelToolCalls *bool `json:"parallel_tool_calls,omitempty"`
+}
+
+type responsesFormat struct {
+	Type   string          `json:"type"`
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict bool            `json:"strict"`
 }
 
 type responsesTool struct {
@@ -122,8 +132,17 @@ func (p *Responses) request(req *providers.Request) responsesRequest {
 	for _, t := range req.Tools {
 		out.Tools = append(out.Tools, responsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 	}
+	if o := req.Output; o != nil {
+		out.Text = &struct {
+			Format responsesFormat `json:"format"`
+		}{responsesFormat{Type: "json_schema", Name: o.Name, Schema: o.Schema, Strict: o.Strict}}
+	}
 	return out
 }
+
+// StructuredOutput reports that the provider honours Request.Output (as
+// text.format).
+func (p *Responses) StructuredOutput() bool { return true }
 
 // item is one input item.
 type item map[string]any

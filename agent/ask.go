@@ -1,0 +1,260 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/agentloop/agentloop/events"
+	"github.com/agentloop/agentloop/internal/partialjson"
+	"github.com/agentloop/agentloop/loop"
+	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/tools"
+)
+
+// AskMode says how Ask asks for the answer.
+type AskMode int
+
+// The ways Ask asks.
+const (
+	// AskAuto asks natively where the provider offers structured output
+	// (providers.StructuredOutput), and by a final-answer tool elsewhere.
+	AskAuto AskMode = iota
+	// AskNative asks for the answer as JSON fitting the schema
+	// (Request.Output).
+	AskNative
+	// AskTool offers a final-answer tool whose arguments are the answer.
+	AskTool
+)
+
+// AskOptions configure AskWith. The zero value is ready to use.
+type AskOptions struct {
+	// Name names the answer: the final-answer tool, or the schema; empty
+	// means "final_answer".
+	Name string
+	// Description tells the model what the answer is; empty means a
+	// default.
+	Description string
+	// MaxAttempts bounds the answers the model may give; 0 means 3.
+	MaxAttempts int
+	// Mode says how the answer is asked for.
+	Mode AskMode
+}
+
+// AnswerError is Ask's error when the model gave no answer that fits
+// within MaxAttempts.
+type AnswerError struct {
+	Attempts int
+	// Answer is the last answer as the model wrote it (its JSON text, or
+	// the final-answer tool's arguments).
+	Answer string
+	// Problem is what was wrong with it: the validation listing, a cut-off
+	// answer, an answer in prose.
+	Problem string
+}
+
+func (e *AnswerError) Error() string {
+	return fmt.Sprintf("agent: no answer fit after %d attempts; the last: %s", e.Attempts, e.Problem)
+}
+
+// Ask runs prompt and returns the model's final answer as a T: see
+// AskWith.
+func Ask[T any](ctx context.Context, a *Agent, prompt string) (T, error) {
+	return AskWith[T](ctx, a, prompt, AskOptions{})
+}
+
+// AskWith runs prompt and returns the model's final answer as a T. The
+// model may use the agent's tools first. The answer's schema comes from T
+// as a tool's does (its fields, json and jsonschema tags), and the answer
+// goes through the same coercion and validation as a tool's arguments: one
+// that does not fit (not JSON, a wrong type, a missing field) is sent back
+// with the preflight's listing of what is wrong and the model tries again,
+// up to MaxAttempts answers, after which AskWith returns an *AnswerError
+// holding the last answer and its problem. An answer cut off at the token
+// limit is never accepted, even when its JSON happens to parse. Every
+// attempt is in the events and the transcript, as any turn is.
+func AskWith[T any](ctx context.Context, a *Agent, prompt string, opts AskOptions) (T, error) {
+	var zero T
+	if opts.Name == "" {
+		opts.Name = "final_answer"
+	}
+	if opts.Description == "" {
+		opts.Description = "Give the final answer. If it is refused, correct what the refusal names and give it again."
+	}
+	if opts.MaxAttempts <= 0 {
+		opts.MaxAttempts = 3
+	}
+	st := &asking{opts: opts}
+	tool, err := tools.New(tools.Config{Name: opts.Name, Description: opts.Description},
+		func(_ context.Context, in T) (tools.Result, error) {
+			st.mu.Lock()
+			st.answer = in
+			st.answered = true
+			st.mu.Unlock()
+			return tools.Result{Content: []providers.Content{providers.Text{Text: "Answer accepted."}}, Terminate: true}, nil
+		})
+	if err != nil {
+		return zero, err
+	}
+	st.tool = tool
+	r, c, cfg, err := a.start(ctx, false)
+	if err != nil {
+		return zero, err
+	}
+	st.native = opts.Mode == AskNative
+	if so, ok := cfg.Provider.(providers.StructuredOutput); ok && opts.Mode == AskAuto {
+		st.native = so.StructuredOutput()
+	}
+	st.configure(&c, &cfg)
+	msg := providers.NewUserText(prompt)
+	err = a.finish(r, func(emit events.Handler) error {
+		_, err := loop.Run(r.ctx, []providers.Message{msg}, c, cfg, emit)
+		return err
+	})
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	switch {
+	case st.answered:
+		return st.answer.(T), nil
+	case err != nil:
+		return zero, err
+	}
+	return zero, &AnswerError{Attempts: st.attempts, Answer: st.last, Problem: st.problem}
+}
+
+// asking is the state of one AskWith.
+type asking struct {
+	opts   AskOptions
+	tool   *tools.Tool
+	native bool
+
+	mu       sync.Mutex
+	answer   any
+	answered bool
+	attempts int
+	last     string // the last answer given
+	problem  string // what was wrong with it
+	fix      providers.Message
+}
+
+// configure adds to the run what asking needs: the schema (natively) or
+// the final-answer tool, the instruction, and the hooks that judge each
+// answer and ask again.
+func (st *asking) configure(c *loop.Conversation, cfg *loop.Config) {
+	spec := st.tool.Spec()
+	if st.native {
+		cfg.Output = &providers.OutputFormat{Name: spec.Name, Schema: spec.Parameters, Strict: providers.StrictSchema(spec.Parameters)}
+		c.SystemPrompt = joinPrompt(c.SystemPrompt, "When you have the answer, reply with it as JSON that fits the schema given, and nothing else.")
+	} else {
+		c.Tools = append(c.Tools, st.tool)
+		c.SystemPrompt = joinPrompt(c.SystemPrompt, fmt.Sprintf("When you have the answer, give it by calling the %s tool.", spec.Name))
+	}
+	stop, follow := cfg.ShouldStopAfterTurn, cfg.FollowUpMessages
+	cfg.ShouldStopAfterTurn = func(ctx context.Context, turn loop.Turn) bool {
+		if st.judge(ctx, turn) {
+			return true
+		}
+		return stop != nil && stop(ctx, turn)
+	}
+	cfg.FollowUpMessages = func(ctx context.Context) []providers.Message {
+		st.mu.Lock()
+		fix := st.fix
+		st.fix = nil
+		st.mu.Unlock()
+		if fix != nil {
+			return []providers.Message{fix}
+		}
+		if follow != nil {
+			return follow(ctx)
+		}
+		return nil
+	}
+}
+
+func joinPrompt(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "\n\n" + b
+}
+
+// judge looks at a finished turn and reports whether asking is over: the
+// answer was accepted, or the attempts are spent. An answer that does not
+// fit leaves a message asking again.
+func (st *asking) judge(ctx context.Context, turn loop.Turn) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.answered {
+		return true
+	}
+	m := turn.Message
+	if !st.native {
+		for _, r := range turn.ToolResults {
+			if r.ToolName == st.opts.Name && r.IsError {
+				st.attempts++
+				st.last, st.problem = argumentsOf(m, r.ToolCallID), r.Text()
+			}
+		}
+		if !m.HasToolCalls() && m.StopReason != providers.StopReasonError && m.StopReason != providers.StopReasonAborted {
+			st.attempts++
+			st.last, st.problem = m.Text(), "the answer came as prose, not through the "+st.opts.Name+" tool"
+			st.fix = providers.NewUserText(fmt.Sprintf("Give your final answer by calling the %s tool.", st.opts.Name))
+		}
+		return st.attempts >= st.opts.MaxAttempts
+	}
+	if m.HasToolCalls() || m.StopReason == providers.StopReasonError || m.StopReason == providers.StopReasonAborted {
+		return false // still working, or failed: the run says so
+	}
+	st.attempts++
+	st.last = m.Text()
+	if m.StopReason == providers.StopReasonLength {
+		st.problem = "the answer was cut off at the output token limit"
+		st.fix = providers.NewUserText("Your answer was cut off at the output token limit. Answer again, more briefly, with JSON that fits the schema.")
+		return st.attempts >= st.opts.MaxAttempts
+	}
+	args, complete := partialjson.ParseObject(unfence(st.last))
+	var err error
+	if !complete {
+		err = errors.New("the answer is not a complete JSON object")
+	} else {
+		var inv *tools.Invocation
+		if inv, err = st.tool.Check(args); err == nil {
+			st.mu.Unlock()
+			_, err = inv.Run(ctx) // records the answer
+			st.mu.Lock()
+			if err == nil && st.answered {
+				return true
+			}
+		}
+	}
+	st.problem = err.Error()
+	st.fix = providers.NewUserText("Your answer does not fit the schema.\n\n" + st.problem + "\n\nAnswer again with JSON only, correcting what is listed.")
+	return st.attempts >= st.opts.MaxAttempts
+}
+
+// unfence takes JSON out of a Markdown code fence, if it is in one.
+func unfence(text string) string {
+	t := strings.TrimSpace(text)
+	if strings.HasPrefix(t, "```") {
+		t = strings.TrimPrefix(t[strings.IndexByte(t+"\n", '\n'):], "\n")
+		t = strings.TrimSuffix(strings.TrimSpace(t), "```")
+	}
+	return t
+}
+
+// argumentsOf is the argument text of the call with the given id.
+func argumentsOf(m providers.AssistantMessage, id string) string {
+	for _, c := range m.ToolCalls() {
+		if c.ID == id {
+			if c.RawArguments != "" {
+				return c.RawArguments
+			}
+			b, _ := json.Marshal(c.Arguments)
+			return string(b)
+		}
+	}
+	return ""
+}
