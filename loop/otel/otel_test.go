@@ -173,19 +173,23 @@ func TestFailures(t *testing.T) {
 	if runs[0].Status().Code != codes.Error {
 		t.Fatalf("the run's status %v", runs[0].Status())
 	}
-	// An aborted run.
+	// An aborted run, and the call it refused.
 	ctx, cancel := context.WithCancel(context.Background())
-	slow := tools.Must(tools.New(tools.Config{Name: "slow"}, func(ctx context.Context, _ qArgs) (string, error) {
-		cancel()
-		<-ctx.Done()
-		return "", ctx.Err()
-	}))
+	defer cancel()
 	rec2 := newRecorded(Options{})
-	cfg = rec2.tracer.Instrument(loop.Config{Provider: faux.New(faux.Reply(faux.Call("s", "slow", map[string]any{"q": "x"}))), Model: providers.Model{ID: "m1"}})
-	_, _ = loop.Run(ctx, []providers.Message{providers.NewUserText("go")}, loop.Conversation{Tools: []*tools.Tool{slow}}, cfg, rec2.tracer.Handle)
-	run := byName(rec2.spans.Ended(), "invoke_agent")[0]
+	cfg = rec2.tracer.Instrument(loop.Config{Provider: faux.New(faux.Reply(faux.Call("after", "look", map[string]any{"q": "y"}))),
+		Model: providers.Model{ID: "m1"}, BeforeToolCall: func(context.Context, loop.BeforeCall) (loop.BeforeResult, error) {
+			cancel() // the run is aborted while the call is being checked
+			return loop.BeforeResult{}, nil
+		}})
+	_, _ = loop.Run(ctx, []providers.Message{providers.NewUserText("go")}, loop.Conversation{Tools: []*tools.Tool{look}}, cfg, rec2.tracer.Handle)
+	ended := rec2.spans.Ended()
+	run := byName(ended, "invoke_agent")[0]
 	if run.Status().Code != codes.Error || attr(run, keyErrorType).AsString() != "aborted" {
 		t.Fatalf("the aborted run: %v %v", run.Status(), run.Attributes())
+	}
+	if after := byCall(byName(ended, "execute_tool "), "after"); after == nil || attr(after, keyErrorType).AsString() != "aborted" {
+		t.Fatalf("the call after the abort: %v", after)
 	}
 }
 
