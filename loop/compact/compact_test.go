@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentloop/agentloop/agent"
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
@@ -263,4 +265,66 @@ func TestBudgetStopsAfterTheBatch(t *testing.T) {
 func pricedReply(m providers.AssistantMessage, model providers.Model) providers.AssistantMessage {
 	m.Usage = model.Priced(m.Usage)
 	return m
+}
+
+// TestSummaryThroughASession: a stored summary survives a saved and loaded
+// session, and the next request after loading sends it in place of what it
+// stands for.
+func TestSummaryThroughASession(t *testing.T) {
+	s := &summarizer{}
+	cfg := loop.Config{Provider: s.provider(), Model: providers.Model{ID: "m"}, Compactor: Summarize{Window: 800, KeepTurns: 2}}
+	a, err := agent.New(agent.Options{Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 8 {
+		if err := a.Prompt(context.Background(), fmt.Sprintf("question %d: %s", i, strings.Repeat("words ", 30))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var session bytes.Buffer
+	if err := a.SaveSession(&session); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(session.String(), `"role":"summary"`) {
+		t.Fatal("no summary in the session")
+	}
+	p := &faux.Provider{}
+	var first []providers.Message
+	var summaryRequests []string
+	p.Default = func(_ context.Context, req *providers.Request) (providers.AssistantMessage, error) {
+		if req.SystemPrompt == DefaultSummaryPrompt { // the loaded conversation is past the threshold
+			summaryRequests = append(summaryRequests, req.Messages[0].(providers.UserMessage).Text())
+			return faux.Reply(faux.Text("SUMMARY-AFTER-LOAD")), nil
+		}
+		if first == nil {
+			first = req.Messages
+		}
+		return faux.Reply(faux.Text("ok")), nil
+	}
+	cfg.Provider = p
+	b, err := agent.New(agent.Options{Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.LoadSession(&session); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Prompt(context.Background(), "and now?"); err != nil {
+		t.Fatal(err)
+	}
+	lead := first[0].(providers.UserMessage).Text()
+	if !strings.HasPrefix(lead, "Summary of the earlier conversation:\nSUMMARY-") {
+		t.Fatalf("the first request after loading begins %q", lead)
+	}
+	for _, m := range first {
+		if u, ok := m.(providers.UserMessage); ok && strings.HasPrefix(u.Text(), "question 0:") {
+			t.Fatal("a summarised message was sent again")
+		}
+	}
+	for _, r := range summaryRequests { // a new summary builds on the loaded one
+		if !strings.Contains(r, "Summary so far:\nSUMMARY-") || strings.Contains(r, "question 0:") {
+			t.Fatalf("a summary request after loading: %.200q", r)
+		}
+	}
 }
