@@ -64,7 +64,7 @@ func TestAskOnEveryWire(t *testing.T) {
 			return fmt.Errorf("no final_answer tool in %v", b["tools"])
 		},
 	}
-	anthropicAnswer := sse(`{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}`,
+	anthropicAnswer := recorded.SSE(`{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}`,
 		`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"final_answer","input":{}}}`,
 		fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":%q}}`, invoiceJSON),
 		`{"type":"content_block_stop","index":0}`,

@@ -32,21 +32,6 @@ type wire struct {
 	check func(body map[string]any) error
 }
 
-func sse(events ...string) string {
-	var b strings.Builder
-	for _, e := range events {
-		var head struct {
-			Type string `json:"type"`
-		}
-		_ = json.Unmarshal([]byte(e), &head)
-		if head.Type != "" {
-			fmt.Fprintf(&b, "event: %s\n", head.Type)
-		}
-		fmt.Fprintf(&b, "data: %s\n\n", e)
-	}
-	return b.String()
-}
-
 var anthropicID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 var wires = []wire{
@@ -54,12 +39,12 @@ var wires = []wire{
 		name:  "chat",
 		model: providers.Model{ID: "gpt-chat", API: "openai-completions", Provider: "openai"},
 		first: func(id string) string {
-			return sse(`{"choices":[{"index":0,"delta":{"role":"assistant","reasoning_content":"thinking in chat"}}]}`,
+			return recorded.SSE(`{"choices":[{"index":0,"delta":{"role":"assistant","reasoning_content":"thinking in chat"}}]}`,
 				fmt.Sprintf(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":%q,"type":"function","function":{"name":"lookup","arguments":"{\"q\":\"x\"}"}}]}}]}`, id),
 				`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`) + "data: [DONE]\n\n"
 		},
 		final: func(text string) string {
-			return sse(fmt.Sprintf(`{"choices":[{"index":0,"delta":{"content":%q},"finish_reason":"stop"}]}`, text)) + "data: [DONE]\n\n"
+			return recorded.SSE(fmt.Sprintf(`{"choices":[{"index":0,"delta":{"content":%q},"finish_reason":"stop"}]}`, text)) + "data: [DONE]\n\n"
 		},
 		new: func(t *testing.T, url string) providers.Provider {
 			return openai.New(openai.Options{APIKey: "k", BaseURL: url})
@@ -93,7 +78,7 @@ var wires = []wire{
 		name:  "responses",
 		model: providers.Model{ID: "gpt-responses", API: openai.ResponsesAPI, Provider: "openai", Reasoning: true},
 		first: func(id string) string {
-			return sse(`{"type":"response.created","response":{"id":"r1"}}`,
+			return recorded.SSE(`{"type":"response.created","response":{"id":"r1"}}`,
 				`{"type":"response.output_item.added","item":{"id":"rs_1","type":"reasoning","summary":[]}}`,
 				`{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","delta":"thinking in responses"}`,
 				`{"type":"response.output_item.done","item":{"id":"rs_1","type":"reasoning","encrypted_content":"OPAQUE-responses","summary":[{"type":"summary_text","text":"thinking in responses"}]}}`,
@@ -103,7 +88,7 @@ var wires = []wire{
 				`{"type":"response.completed","response":{"id":"r1","usage":{"input_tokens":1,"output_tokens":1,"total_tokens":2}}}`)
 		},
 		final: func(text string) string {
-			return sse(`{"type":"response.output_item.added","item":{"id":"msg_1","type":"message"}}`,
+			return recorded.SSE(`{"type":"response.output_item.added","item":{"id":"msg_1","type":"message"}}`,
 				fmt.Sprintf(`{"type":"response.output_text.delta","item_id":"msg_1","delta":%q}`, text),
 				`{"type":"response.output_item.done","item":{"id":"msg_1","type":"message"}}`,
 				`{"type":"response.completed","response":{"id":"r2"}}`)
@@ -135,7 +120,7 @@ var wires = []wire{
 		name:  "anthropic",
 		model: providers.Model{ID: "claude", API: anthropic.API, Provider: "anthropic", Reasoning: true},
 		first: func(id string) string {
-			return sse(`{"type":"message_start","message":{"id":"m1","type":"message","role":"assistant","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}`,
+			return recorded.SSE(`{"type":"message_start","message":{"id":"m1","type":"message","role":"assistant","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}`,
 				`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}`,
 				`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"thinking in anthropic"}}`,
 				`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"OPAQUE-anthropic"}}`,
@@ -147,7 +132,7 @@ var wires = []wire{
 				`{"type":"message_stop"}`)
 		},
 		final: func(text string) string {
-			return sse(`{"type":"message_start","message":{"id":"m2","type":"message","role":"assistant","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}`,
+			return recorded.SSE(`{"type":"message_start","message":{"id":"m2","type":"message","role":"assistant","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}`,
 				`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
 				fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":%q}}`, text),
 				`{"type":"content_block_stop","index":0}`,

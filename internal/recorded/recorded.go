@@ -50,7 +50,7 @@ func Dir(t *testing.T) string {
 // Serve answers every request with body, written in pieces of 1 to 97
 // bytes as replay.py serves it, and counts the requests. check, when not
 // nil, sees each request first.
-func Serve(t *testing.T, body []byte, check func(*http.Request)) (*httptest.Server, *int) {
+func Serve(t testing.TB, body []byte, check func(*http.Request)) (*httptest.Server, *int) {
 	t.Helper()
 	n := new(int)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -119,7 +119,7 @@ type Recording struct {
 	Expect Native
 }
 
-// Native reads every recording of one native API (a folder of
+// NativeRecordings reads every recording of one native API (a folder of
 // ../shared/recorded: "anthropic", "gemini", "responses").
 func NativeRecordings(t *testing.T, api string) []Recording {
 	t.Helper()

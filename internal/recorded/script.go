@@ -1,12 +1,17 @@
 package recorded
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/agentloop/agentloop/providers"
 )
 
 // Reply is one scripted answer of a Script server.
@@ -79,4 +84,45 @@ func (s *Script) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.reqs...)
+}
+
+// SSE frames JSON events as Server-Sent Events, each named by its "type"
+// field as the Messages and Responses APIs name them; an event without one
+// (a Chat Completions chunk) goes as data alone.
+func SSE(events ...string) string {
+	var b strings.Builder
+	for _, e := range events {
+		var head struct {
+			Type string `json:"type"`
+		}
+		_ = json.Unmarshal([]byte(e), &head)
+		if head.Type != "" {
+			fmt.Fprintf(&b, "event: %s\n", head.Type)
+		}
+		fmt.Fprintf(&b, "data: %s\n\n", e)
+	}
+	return b.String()
+}
+
+// Hi is a request of one user message to the model.
+func Hi(m providers.Model) *providers.Request {
+	return &providers.Request{Model: m, Messages: []providers.Message{providers.NewUserText("hi")}}
+}
+
+// Collect runs one request through p and returns its events, failing the
+// test unless they end with done or error.
+func Collect(t testing.TB, ctx context.Context, p providers.Provider, req *providers.Request) []providers.StreamEvent {
+	t.Helper()
+	seq, err := p.Stream(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []providers.StreamEvent
+	for e := range seq {
+		evs = append(evs, e)
+	}
+	if n := len(evs); n == 0 || (evs[n-1].Type != providers.StreamDone && evs[n-1].Type != providers.StreamError) {
+		t.Fatalf("the stream did not end with done or error: %d events", n)
+	}
+	return evs
 }

@@ -13,19 +13,6 @@ import (
 	"github.com/agentloop/agentloop/tools"
 )
 
-// sse frames events as the Messages API does: "event: TYPE" then its data.
-func sse(events ...string) string {
-	var b strings.Builder
-	for _, e := range events {
-		var head struct {
-			Type string `json:"type"`
-		}
-		_ = json.Unmarshal([]byte(e), &head)
-		fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", head.Type, e)
-	}
-	return b.String()
-}
-
 // Events in the shapes of the recordings (sonnet4-parallel-tools-split-key,
 // sonnet4-thinking-signature).
 const (
@@ -44,7 +31,7 @@ func stopWith(reason string, output int) string {
 }
 
 func answer(text string) string {
-	return sse(msgStart, textStart, textDelta(0, text), blockStop, stopWith("end_turn", 5), msgStop)
+	return recorded.SSE(msgStart, textStart, textDelta(0, text), blockStop, stopWith("end_turn", 5), msgStop)
 }
 
 type pathArgs struct {
@@ -59,7 +46,7 @@ type pathArgs struct {
 // request carries the loop's refusal as the call's result, and the cut
 // input as {}.
 func TestTruncatedCallThroughLoop(t *testing.T) {
-	cut := sse(msgStart,
+	cut := recorded.SSE(msgStart,
 		`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_01","name":"write","input":{}}}`,
 		`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"path\": \"a.go\", \"con"}}`,
 		`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"tent\": \"hel"}}`,
@@ -108,23 +95,23 @@ func TestFailures(t *testing.T) {
 		want  string
 		text  string
 	}{
-		{"overloaded mid-stream", recorded.Reply{Body: sse(msgStart, textStart, textDelta(0, "Hel")) +
+		{"overloaded mid-stream", recorded.Reply{Body: recorded.SSE(msgStart, textStart, textDelta(0, "Hel")) +
 			"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n"},
 			"overloaded_error: Overloaded", "Hel"},
-		{"refusal", recorded.Reply{Body: sse(msgStart, textStart, textDelta(0, "I can't"), blockStop, stopWith("refusal", 3), msgStop)},
+		{"refusal", recorded.Reply{Body: recorded.SSE(msgStart, textStart, textDelta(0, "I can't"), blockStop, stopWith("refusal", 3), msgStop)},
 			"declined", "I can't"},
-		{"context window", recorded.Reply{Body: sse(msgStart, textStart, textDelta(0, "a"), blockStop, stopWith("model_context_window_exceeded", 3), msgStop)},
+		{"context window", recorded.Reply{Body: recorded.SSE(msgStart, textStart, textDelta(0, "a"), blockStop, stopWith("model_context_window_exceeded", 3), msgStop)},
 			"context window", "a"},
-		{"cut stream", recorded.Reply{Body: sse(msgStart, textStart, textDelta(0, "half"))}, "ended before", "half"},
+		{"cut stream", recorded.Reply{Body: recorded.SSE(msgStart, textStart, textDelta(0, "half"))}, "ended before", "half"},
 		{"HTTP 400", recorded.Reply{Status: 400, Body: `{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: too large"}}`},
 			"HTTP 400: invalid_request_error: max_tokens: too large", ""},
-		{"a line past MaxLineBytes", recorded.Reply{Body: sse(msgStart, textStart, textDelta(0, strings.Repeat("x", 5000)))}, "MaxLineBytes", ""},
+		{"a line past MaxLineBytes", recorded.Reply{Body: recorded.SSE(msgStart, textStart, textDelta(0, strings.Repeat("x", 5000)))}, "MaxLineBytes", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := recorded.NewScript(t, tt.reply)
 			p := New(Options{APIKey: "k", BaseURL: s.URL, HTTPOptions: providers.HTTPOptions{MaxRetries: -1, MaxLineBytes: 4096}})
-			m := collect(t, context.Background(), p, nil)
+			m := recorded.Collect(t, context.Background(), p, recorded.Hi(testModel))
 			final := m[len(m)-1].Message
 			if final.StopReason != providers.StopReasonError || !strings.Contains(final.ErrorMessage, tt.want) || final.Text() != tt.text {
 				t.Fatalf("%s %q, text %q", final.StopReason, final.ErrorMessage, final.Text())
@@ -141,7 +128,7 @@ func TestRetries(t *testing.T) {
 		recorded.Reply{Status: 429, Header: map[string]string{"retry-after-ms": "20"}, Body: `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`},
 		recorded.Reply{Body: answer("fine")})
 	p := New(Options{APIKey: "k", BaseURL: s.URL, HTTPOptions: providers.HTTPOptions{RetryBaseDelay: 1}})
-	m := collect(t, context.Background(), p, nil)
+	m := recorded.Collect(t, context.Background(), p, recorded.Hi(testModel))
 	if final := m[len(m)-1].Message; final.StopReason != providers.StopReasonStop || final.Text() != "fine" || len(s.Requests()) != 3 {
 		t.Fatalf("%s %q after %d requests", final.StopReason, final.ErrorMessage, len(s.Requests()))
 	}
@@ -150,7 +137,7 @@ func TestRetries(t *testing.T) {
 // TestCancelMidStream: cancelling ends the message as aborted at once,
 // keeping what arrived.
 func TestCancelMidStream(t *testing.T) {
-	s := recorded.NewScript(t, recorded.Reply{Body: sse(msgStart, textStart, textDelta(0, "so far")), Hold: true})
+	s := recorded.NewScript(t, recorded.Reply{Body: recorded.SSE(msgStart, textStart, textDelta(0, "so far")), Hold: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	seq, _ := New(Options{APIKey: "k", BaseURL: s.URL}).Stream(ctx, &providers.Request{Model: testModel})
@@ -172,10 +159,10 @@ func TestKeyNeverLeaks(t *testing.T) {
 	key := "sk-ant-api03-" + strings.Repeat("Zq9", 30)
 	for _, reply := range []recorded.Reply{
 		{Status: 401, Body: `{"type":"error","error":{"type":"authentication_error","message":"` + strings.Repeat("x", 280) + ` invalid x-api-key ` + key + `"}}`},
-		{Body: sse(msgStart) + "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"bad key " + key + "\"}}\n\n"},
+		{Body: recorded.SSE(msgStart) + "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"bad key " + key + "\"}}\n\n"},
 	} {
 		s := recorded.NewScript(t, reply)
-		evs := collect(t, context.Background(), New(Options{APIKey: key, BaseURL: s.URL, HTTPOptions: providers.HTTPOptions{MaxRetries: -1}}), nil)
+		evs := recorded.Collect(t, context.Background(), New(Options{APIKey: key, BaseURL: s.URL, HTTPOptions: providers.HTTPOptions{MaxRetries: -1}}), recorded.Hi(testModel))
 		raw, _ := json.Marshal(evs)
 		for i := 0; i+8 <= len(key); i++ {
 			if strings.Contains(string(raw), key[i:i+8]) {
@@ -199,7 +186,7 @@ func TestPauseTurnContinues(t *testing.T) {
 		}
 	}
 	s := recorded.NewScript(t, recorded.Reply{Body: string(pause)}, recorded.Reply{Body: answer(" And that is all.")})
-	evs := collect(t, context.Background(), New(Options{APIKey: "k", BaseURL: s.URL}), nil)
+	evs := recorded.Collect(t, context.Background(), New(Options{APIKey: "k", BaseURL: s.URL}), recorded.Hi(testModel))
 	final := evs[len(evs)-1].Message
 	reqs := s.Requests()
 	if len(reqs) != 2 || final.StopReason != providers.StopReasonStop || !strings.HasSuffix(final.Text(), " And that is all.") {
@@ -235,7 +222,7 @@ func TestRequestShape(t *testing.T) {
 		Messages: []providers.Message{providers.NewUserText("go"), own,
 			providers.ToolResultMessage{ToolCallID: "call bad id!", ToolName: "read", Content: []providers.Content{providers.Text{Text: "data"}}},
 			foreign, providers.NewUserText("again")}}
-	collect(t, context.Background(), New(Options{APIKey: "k", BaseURL: s.URL}), req)
+	recorded.Collect(t, context.Background(), New(Options{APIKey: "k", BaseURL: s.URL}), req)
 	body := s.Requests()[0].Body
 	raw, _ := json.Marshal(body)
 	js := string(raw)
@@ -260,7 +247,7 @@ func TestRequestShape(t *testing.T) {
 		t.Errorf("no cache breakpoint on the tools")
 	}
 	off := recorded.NewScript(t, recorded.Reply{Body: answer("ok")})
-	collect(t, context.Background(), New(Options{APIKey: "k", BaseURL: off.URL, DisableCache: true}), req)
+	recorded.Collect(t, context.Background(), New(Options{APIKey: "k", BaseURL: off.URL, DisableCache: true}), req)
 	if raw, _ := json.Marshal(off.Requests()[0].Body); strings.Contains(string(raw), "cache_control") {
 		t.Errorf("DisableCache still marks breakpoints")
 	}

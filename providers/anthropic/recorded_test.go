@@ -11,26 +11,6 @@ import (
 
 var testModel = providers.Model{ID: "claude-test", API: API, Provider: "anthropic", Reasoning: true}
 
-// collect runs one request and returns its events.
-func collect(t *testing.T, ctx context.Context, p *Provider, req *providers.Request) []providers.StreamEvent {
-	t.Helper()
-	if req == nil {
-		req = &providers.Request{Model: testModel, Messages: []providers.Message{providers.NewUserText("hi")}}
-	}
-	seq, err := p.Stream(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var evs []providers.StreamEvent
-	for e := range seq {
-		evs = append(evs, e)
-	}
-	if n := len(evs); n == 0 || (evs[n-1].Type != providers.StreamDone && evs[n-1].Type != providers.StreamError) {
-		t.Fatalf("the stream did not end with done or error: %d events", n)
-	}
-	return evs
-}
-
 // TestRecordedStreams plays every Anthropic stream recorded from the live
 // service (and Vertex's partner endpoint) through the provider, in pieces
 // of 1 to 97 bytes, and checks text, thinking with its signature, redacted
@@ -46,7 +26,7 @@ func TestRecordedStreams(t *testing.T) {
 				}
 			})
 			p := New(Options{APIKey: "k", BaseURL: srv.URL, MaxContinuations: -1, HTTPOptions: providers.HTTPOptions{MaxRetries: -1}})
-			evs := collect(t, context.Background(), p, nil)
+			evs := recorded.Collect(t, context.Background(), p, recorded.Hi(testModel))
 			if *requests != 1 {
 				t.Fatalf("%d requests", *requests)
 			}

@@ -88,7 +88,7 @@ func TestFinishReasons(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := recorded.NewScript(t, recorded.Reply{Body: tt.body})
-			evs := collect(t, context.Background(), newProvider(t, s.URL, Options{}), nil)
+			evs := recorded.Collect(t, context.Background(), newProvider(t, s.URL, Options{}), recorded.Hi(testModel))
 			m := evs[len(evs)-1].Message
 			if m.StopReason != tt.stop || !strings.Contains(m.ErrorMessage, tt.want) || m.Text() != tt.text || m.Usage.CacheRead != tt.cached {
 				t.Fatalf("%s %q, text %q, usage %+v", m.StopReason, m.ErrorMessage, m.Text(), m.Usage)
@@ -107,7 +107,7 @@ func TestHTTPFailures(t *testing.T) {
 	key := "AIzaSy" + strings.Repeat("Kq7", 11)
 	s := recorded.NewScript(t,
 		recorded.Reply{Status: 400, Body: `{"error":{"code":400,"message":"API key not valid: ` + strings.Repeat("x", 290) + key + `","status":"INVALID_ARGUMENT"}}`})
-	evs := collect(t, context.Background(), newProvider(t, s.URL, Options{APIKey: key}), nil)
+	evs := recorded.Collect(t, context.Background(), newProvider(t, s.URL, Options{APIKey: key}), recorded.Hi(testModel))
 	m := evs[len(evs)-1].Message
 	raw, _ := json.Marshal(evs)
 	for i := 0; i+8 <= len(key); i++ {
@@ -122,7 +122,7 @@ func TestHTTPFailures(t *testing.T) {
 		recorded.Reply{Status: 429, Body: `{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"0.02s"}]}}`},
 		recorded.Reply{Status: 503, Body: `{"error":{"code":503,"message":"overloaded","status":"UNAVAILABLE"}}`},
 		recorded.Reply{Body: chunk(`{"text":"fine"}`, "STOP", usage)})
-	evs = collect(t, context.Background(), newProvider(t, r.URL, Options{HTTPOptions: providers.HTTPOptions{MaxRetries: 3, RetryBaseDelay: 1}}), nil)
+	evs = recorded.Collect(t, context.Background(), newProvider(t, r.URL, Options{HTTPOptions: providers.HTTPOptions{MaxRetries: 3, RetryBaseDelay: 1}}), recorded.Hi(testModel))
 	if m := evs[len(evs)-1].Message; m.Text() != "fine" || len(r.Requests()) != 3 {
 		t.Fatalf("%q after %d requests: %q", m.Text(), len(r.Requests()), m.ErrorMessage)
 	}
@@ -164,7 +164,7 @@ func TestRequestShape(t *testing.T) {
 			providers.ToolResultMessage{ToolCallID: "b", ToolName: "read", Content: []providers.Content{providers.Text{Text: "B"}}},
 			providers.ToolResultMessage{ToolCallID: "a", ToolName: "read", Content: []providers.Content{providers.Text{Text: "A"}}},
 			foreign, providers.NewUserText("again")}}
-	collect(t, context.Background(), newProvider(t, s.URL, Options{}), req)
+	recorded.Collect(t, context.Background(), newProvider(t, s.URL, Options{}), req)
 	raw, _ := json.Marshal(s.Requests()[0].Body)
 	js := string(raw)
 	for _, want := range []string{

@@ -28,26 +28,6 @@ func newProvider(t *testing.T, url string, opts Options) *Provider {
 	return p
 }
 
-// collect runs one request and returns its events.
-func collect(t *testing.T, ctx context.Context, p *Provider, req *providers.Request) []providers.StreamEvent {
-	t.Helper()
-	if req == nil {
-		req = &providers.Request{Model: testModel, Messages: []providers.Message{providers.NewUserText("hi")}}
-	}
-	seq, err := p.Stream(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var evs []providers.StreamEvent
-	for e := range seq {
-		evs = append(evs, e)
-	}
-	if n := len(evs); n == 0 || (evs[n-1].Type != providers.StreamDone && evs[n-1].Type != providers.StreamError) {
-		t.Fatalf("the stream did not end with done or error: %d events", n)
-	}
-	return evs
-}
-
 // TestRecordedStreams plays every Gemini stream recorded from the live
 // service (and Vertex) through the provider, in pieces of 1 to 97 bytes,
 // and checks text, thought summaries, thought signatures on the part they
@@ -60,7 +40,7 @@ func TestRecordedStreams(t *testing.T) {
 					t.Errorf("request %s with key %q", r.URL.Path, r.Header.Get("X-Goog-Api-Key"))
 				}
 			})
-			evs := collect(t, context.Background(), newProvider(t, srv.URL, Options{}), nil)
+			evs := recorded.Collect(t, context.Background(), newProvider(t, srv.URL, Options{}), recorded.Hi(testModel))
 			if *requests != 1 {
 				t.Fatalf("%d requests", *requests)
 			}

@@ -3,47 +3,16 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"math/rand/v2"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 
+	"github.com/agentloop/agentloop/internal/recorded"
 	"github.com/agentloop/agentloop/providers"
 )
-
-// recordedDir finds ../shared/recorded beside the module's folder: the
-// streams recorded from real servers by others, read at test time and never
-// copied into the repository.
-func recordedDir(t *testing.T) string {
-	t.Helper()
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	rec := filepath.Join(filepath.Dir(dir), "shared", "recorded")
-	if _, err := os.Stat(rec); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("no recorded streams at %s; CI runs with ../shared beside the checkout", rec)
-		}
-		fmt.Printf("SKIP %s: no recorded streams at %s\n", t.Name(), rec)
-		t.Skipf("no recorded streams at %s", rec)
-	}
-	return rec
-}
 
 // recordedExpect is what a correct client assembles from a recording (the
 // "expect" object of NAME.expect.json).
@@ -72,7 +41,7 @@ type recordedExpect struct {
 // thinking, tool calls, stop reason, usage, block order and the server's
 // own message on a stream that ends in an error.
 func TestRecordedStreams(t *testing.T) {
-	dir := recordedDir(t)
+	dir := recorded.Dir(t)
 	files, err := filepath.Glob(filepath.Join(dir, "*.sse"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no recordings in %s (%v)", dir, err)
@@ -95,19 +64,7 @@ func TestRecordedStreams(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := doc.Expect
-			var requests atomic.Int32
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				requests.Add(1)
-				w.Header().Set("Content-Type", "text/event-stream")
-				rng := rand.New(rand.NewPCG(uint64(len(body)), 7))
-				for rest := body; len(rest) > 0; {
-					n := min(1+rng.IntN(97), len(rest))
-					_, _ = w.Write(rest[:n])
-					w.(http.Flusher).Flush()
-					rest = rest[n:]
-				}
-			}))
-			defer srv.Close()
+			srv, requests := recorded.Serve(t, body, nil)
 			p := New(Options{APIKey: "k", BaseURL: srv.URL + "/v1", HTTPOptions: providers.HTTPOptions{MaxRetries: -1}})
 			evs := stream(t, context.Background(), p, nil)
 			ends := 0
@@ -116,8 +73,8 @@ func TestRecordedStreams(t *testing.T) {
 					ends++
 				}
 			}
-			if ends != 1 || requests.Load() != 1 {
-				t.Fatalf("%d terminal events, %d requests", ends, requests.Load())
+			if ends != 1 || *requests != 1 {
+				t.Fatalf("%d terminal events, %d requests", ends, *requests)
 			}
 			m := final(evs)
 			checkRecorded(t, m, want)

@@ -11,25 +11,6 @@ import (
 
 var responsesModel = providers.Model{ID: "gpt-test", API: ResponsesAPI, Provider: "openai", Reasoning: true}
 
-func collectResponses(t *testing.T, ctx context.Context, p *Responses, req *providers.Request) []providers.StreamEvent {
-	t.Helper()
-	if req == nil {
-		req = &providers.Request{Model: responsesModel, Messages: []providers.Message{providers.NewUserText("hi")}}
-	}
-	seq, err := p.Stream(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var evs []providers.StreamEvent
-	for e := range seq {
-		evs = append(evs, e)
-	}
-	if n := len(evs); n == 0 || (evs[n-1].Type != providers.StreamDone && evs[n-1].Type != providers.StreamError) {
-		t.Fatalf("the stream did not end with done or error: %d events", n)
-	}
-	return evs
-}
-
 // TestRecordedResponsesStreams plays every Responses API stream recorded
 // from a live service (OpenAI, Azure, DeepSeek, OpenRouter) through the
 // provider, in pieces of 1 to 97 bytes, and checks text, reasoning
@@ -45,7 +26,7 @@ func TestRecordedResponsesStreams(t *testing.T) {
 				}
 			})
 			p := NewResponses(Options{APIKey: "k", BaseURL: srv.URL + "/v1", HTTPOptions: providers.HTTPOptions{MaxRetries: -1}})
-			evs := collectResponses(t, context.Background(), p, nil)
+			evs := recorded.Collect(t, context.Background(), p, recorded.Hi(responsesModel))
 			if *requests != 1 {
 				t.Fatalf("%d requests", *requests)
 			}

@@ -13,19 +13,6 @@ import (
 	"github.com/agentloop/agentloop/tools"
 )
 
-// responsesSSE frames events as the Responses API does.
-func responsesSSE(events ...string) string {
-	var b strings.Builder
-	for _, e := range events {
-		var head struct {
-			Type string `json:"type"`
-		}
-		_ = json.Unmarshal([]byte(e), &head)
-		fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", head.Type, e)
-	}
-	return b.String()
-}
-
 // Events in the shapes of gpt5-summary-encrypted-then-call.
 const (
 	rCreated   = `{"type":"response.created","response":{"id":"resp_1","status":"in_progress","output":[]}}`
@@ -41,7 +28,7 @@ func argsDelta(d string) string {
 }
 
 func responsesAnswer(text string) string {
-	return responsesSSE(rCreated,
+	return recorded.SSE(rCreated,
 		`{"type":"response.output_item.added","output_index":0,"item":{"id":"msg_9","type":"message","role":"assistant","content":[]}}`,
 		fmt.Sprintf(`{"type":"response.output_text.delta","item_id":"msg_9","output_index":0,"content_index":0,"delta":%q}`, text),
 		`{"type":"response.output_item.done","output_index":0,"item":{"id":"msg_9","type":"message","role":"assistant","phase":"final_answer","content":[]}}`,
@@ -54,7 +41,7 @@ func responsesAnswer(text string) string {
 // length, the body never runs, and the next request carries the
 // reasoning item whole, the call with its item id, and the refusal.
 func TestResponsesTruncatedCallThroughLoop(t *testing.T) {
-	cut := responsesSSE(rCreated, rReasoning, rSummary, rReasoned, rCall, argsDelta(`{"path":"a.go","content":"hel`),
+	cut := recorded.SSE(rCreated, rReasoning, rSummary, rReasoned, rCall, argsDelta(`{"path":"a.go","content":"hel`),
 		`{"type":"response.incomplete","response":{"id":"resp_1","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},`+rUsage+`}}`)
 	s := recorded.NewScript(t, recorded.Reply{Body: cut}, recorded.Reply{Body: responsesAnswer("ok")})
 	ran := false
@@ -93,16 +80,16 @@ func TestResponsesFailures(t *testing.T) {
 	text := `{"type":"response.output_item.added","output_index":0,"item":{"id":"msg_1","type":"message","role":"assistant","content":[]}}` + "\n"
 	delta := `{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"partial"}`
 	tests := []struct{ name, body, want string }{
-		{"failed", responsesSSE(rCreated, strings.TrimSpace(text), delta,
+		{"failed", recorded.SSE(rCreated, strings.TrimSpace(text), delta,
 			`{"type":"response.failed","response":{"id":"resp_1","status":"failed","error":{"code":"server_error","message":"The model crashed."}}}`), "server_error: The model crashed."},
-		{"content filter", responsesSSE(rCreated, strings.TrimSpace(text), delta,
+		{"content filter", recorded.SSE(rCreated, strings.TrimSpace(text), delta,
 			`{"type":"response.incomplete","response":{"id":"resp_1","status":"incomplete","incomplete_details":{"reason":"content_filter"}}}`), "incomplete: content_filter"},
-		{"no terminal event", responsesSSE(rCreated, strings.TrimSpace(text), delta), "ended before"},
+		{"no terminal event", recorded.SSE(rCreated, strings.TrimSpace(text), delta), "ended before"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := recorded.NewScript(t, recorded.Reply{Body: tt.body})
-			evs := collectResponses(t, context.Background(), NewResponses(Options{APIKey: "k", BaseURL: s.URL}), nil)
+			evs := recorded.Collect(t, context.Background(), NewResponses(Options{APIKey: "k", BaseURL: s.URL}), recorded.Hi(responsesModel))
 			m := evs[len(evs)-1].Message
 			if m.StopReason != providers.StopReasonError || !strings.Contains(m.ErrorMessage, tt.want) || m.Text() != "partial" {
 				t.Fatalf("%s %q text %q", m.StopReason, m.ErrorMessage, m.Text())
@@ -128,7 +115,7 @@ func TestResponsesRequestShape(t *testing.T) {
 		Messages: []providers.Message{providers.NewUserText("go"), own,
 			providers.ToolResultMessage{ToolCallID: "call_7", ToolName: "read", Content: []providers.Content{providers.Text{Text: "A"}}},
 			foreign, providers.NewUserText("again")}}
-	collectResponses(t, context.Background(), NewResponses(Options{APIKey: "k", BaseURL: s.URL}), req)
+	recorded.Collect(t, context.Background(), NewResponses(Options{APIKey: "k", BaseURL: s.URL}), req)
 	raw, _ := json.Marshal(s.Requests()[0].Body)
 	js := string(raw)
 	for _, want := range []string{
@@ -152,7 +139,7 @@ func TestResponsesRequestShape(t *testing.T) {
 // keeping what arrived; a server that echoes the key in an error event
 // gets it into no event.
 func TestResponsesCancelAndKey(t *testing.T) {
-	partial := responsesSSE(rCreated,
+	partial := recorded.SSE(rCreated,
 		`{"type":"response.output_item.added","output_index":0,"item":{"id":"msg_1","type":"message","role":"assistant","content":[]}}`,
 		`{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"so far"}`)
 	s := recorded.NewScript(t, recorded.Reply{Body: partial, Hold: true})
@@ -170,9 +157,9 @@ func TestResponsesCancelAndKey(t *testing.T) {
 		t.Fatalf("%s %q", last.Message.StopReason, last.Message.Text())
 	}
 	key := "sk-proj-" + strings.Repeat("Ab3", 20)
-	leak := recorded.NewScript(t, recorded.Reply{Body: responsesSSE(rCreated,
+	leak := recorded.NewScript(t, recorded.Reply{Body: recorded.SSE(rCreated,
 		`{"type":"error","error":{"code":"invalid_api_key","message":"Incorrect API key provided: `+key+`"}}`)})
-	evs := collectResponses(t, context.Background(), NewResponses(Options{APIKey: key, BaseURL: leak.URL}), nil)
+	evs := recorded.Collect(t, context.Background(), NewResponses(Options{APIKey: key, BaseURL: leak.URL}), recorded.Hi(responsesModel))
 	raw, _ := json.Marshal(evs)
 	for i := 0; i+8 <= len(key); i++ {
 		if strings.Contains(string(raw), key[i:i+8]) {

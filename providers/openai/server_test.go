@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/recorded"
 	"github.com/agentloop/agentloop/providers"
 )
 
@@ -133,25 +134,14 @@ func (s *server) provider(opts Options) *Provider {
 var testModel = providers.Model{ID: "test-model", API: "openai-completions", Provider: "openai",
 	Prices: providers.Prices{Input: 1, Output: 2, CacheRead: 0.5}}
 
-// stream runs one request and collects its events.
+// stream runs one request to testModel and collects its events.
 func stream(t testing.TB, ctx context.Context, p *Provider, req *providers.Request) []providers.StreamEvent {
 	t.Helper()
 	if req == nil {
-		req = &providers.Request{Messages: []providers.Message{providers.NewUserText("hi")}}
+		req = recorded.Hi(testModel)
 	}
 	req.Model = testModel
-	seq, err := p.Stream(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var evs []providers.StreamEvent
-	for e := range seq {
-		evs = append(evs, e)
-	}
-	if len(evs) == 0 {
-		t.Fatal("no events")
-	}
-	return evs
+	return recorded.Collect(t, ctx, p, req)
 }
 
 func final(evs []providers.StreamEvent) *providers.AssistantMessage { return evs[len(evs)-1].Message }
