@@ -158,3 +158,22 @@ func TestDescribeNeverCarriesTheKey(t *testing.T) {
 		t.Fatalf("server error: %q", got)
 	}
 }
+
+// TestOutRecover: a panic in a provider's stream ends the message as an
+// error naming the provider, without the key; nothing goes out once the
+// consumer stopped.
+func TestOutRecover(t *testing.T) {
+	var got []providers.StreamEvent
+	o := &Out{Yield: func(e providers.StreamEvent) bool { got = append(got, e); return true }, Builder: providers.NewBuilder(providers.Model{}), Key: "sk-secret-key"}
+	func() {
+		defer o.Recover("test", func() providers.Usage { return providers.Usage{} })
+		panic("broken with sk-secret-key")
+	}()
+	if len(got) != 1 || got[0].Type != providers.StreamError || got[0].Message.ErrorMessage != "test provider: panic: broken with [redacted]" {
+		t.Fatalf("events %+v", got)
+	}
+	stopped := &Out{Yield: func(providers.StreamEvent) bool { return false }, Builder: providers.NewBuilder(providers.Model{})}
+	if stopped.Emit(providers.StreamEvent{}) || !stopped.Stopped() || stopped.Emit(providers.StreamEvent{}) {
+		t.Fatal("Emit after the consumer stopped")
+	}
+}

@@ -3,7 +3,6 @@ package anthropic
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -20,13 +19,11 @@ type eventStream = ssestream.Stream[sdk.MessageStreamEventUnion]
 // streamer turns one Messages API response (and its continuations after
 // pause_turn) into stream events.
 type streamer struct {
+	httpx.Out // Builder, Key: the message, and the key it must never carry
+
 	p       *Provider
 	model   providers.Model
-	key     string
 	maxArgs int
-	b       *providers.Builder
-	yield   func(providers.StreamEvent) bool
-	stopped bool
 
 	usage  providers.Usage // of the responses before this one
 	cur    providers.Usage // of this response
@@ -42,40 +39,25 @@ type block struct {
 	args  *toolcalls.Args
 }
 
-func (s *streamer) emit(e providers.StreamEvent) bool {
-	if s.stopped {
-		return false
-	}
-	if !s.yield(e) {
-		s.stopped = true
-	}
-	return !s.stopped
-}
-
 func (s *streamer) run(ctx context.Context, params sdk.MessageNewParams) {
-	defer func() {
-		// A panic in the SDK must not escape the provider.
-		if r := recover(); r != nil && !s.stopped {
-			s.emit(s.b.Fail(providers.StopReasonError, httpx.Redact(fmt.Sprintf("anthropic provider: panic: %v", r), s.key), s.total()))
-		}
-	}()
-	if !s.emit(s.b.Start()) {
+	defer s.Recover("anthropic", s.total)
+	if !s.Emit(s.Builder.Start()) {
 		return
 	}
 	for turn := 0; ; turn++ {
 		stream, err := s.open(ctx, params)
 		if err != nil {
-			s.fail(ctx, err)
+			s.Fail(ctx, err, s.total())
 			return
 		}
 		var acc sdk.Message
 		err = s.read(stream, &acc)
 		stream.Close()
 		switch {
-		case s.stopped:
+		case s.Stopped():
 			return
 		case err != nil:
-			s.fail(ctx, err)
+			s.Fail(ctx, err, s.total())
 			return
 		case s.reason == sdk.StopReasonPauseTurn && turn < s.p.opts.MaxContinuations:
 			// The server paused its own long turn: send it back to go on.
@@ -92,7 +74,7 @@ func (s *streamer) run(ctx context.Context, params sdk.MessageNewParams) {
 // stream with its first event current.
 func (s *streamer) open(ctx context.Context, params sdk.MessageNewParams) (*eventStream, error) {
 	return httpx.Retry(ctx, s.p.opts.HTTPOptions, func() (*eventStream, error) {
-		st := s.p.client.Messages.NewStreaming(ctx, params, option.WithAPIKey(s.key))
+		st := s.p.client.Messages.NewStreaming(ctx, params, option.WithAPIKey(s.Key))
 		if st.Next() {
 			return st, nil
 		}
@@ -162,16 +144,16 @@ func (s *streamer) start(i int64, cb sdk.ContentBlockStartEventContentBlockUnion
 	switch cb.Type {
 	case "text":
 		s.blocks[i] = &block{kind: "text"}
-		return s.emit(s.b.TextStart()) && (cb.Text == "" || s.emit(s.b.TextDelta(cb.Text)))
+		return s.Emit(s.Builder.TextStart()) && (cb.Text == "" || s.Emit(s.Builder.TextDelta(cb.Text)))
 	case "thinking":
 		s.blocks[i] = &block{kind: "thinking", sig: cb.Signature}
-		return s.emit(s.b.ThinkingStart()) && (cb.Thinking == "" || s.emit(s.b.ThinkingDelta(cb.Thinking)))
+		return s.Emit(s.Builder.ThinkingStart()) && (cb.Thinking == "" || s.Emit(s.Builder.ThinkingDelta(cb.Thinking)))
 	case "redacted_thinking":
-		return s.emit(s.b.ThinkingStart()) && s.emit(s.b.ThinkingRedacted(cb.Data))
+		return s.Emit(s.Builder.ThinkingStart()) && s.Emit(s.Builder.ThinkingRedacted(cb.Data))
 	case "tool_use":
-		ev := s.b.ToolCallStart(cb.ID, cb.Name)
+		ev := s.Builder.ToolCallStart(cb.ID, cb.Name)
 		s.blocks[i] = &block{kind: "tool_use", index: ev.ContentIndex, args: toolcalls.New(s.maxArgs)}
-		return s.emit(ev)
+		return s.Emit(ev)
 	}
 	return true // the server's own tools: not the client's to run
 }
@@ -183,15 +165,15 @@ func (s *streamer) delta(i int64, d sdk.MessageStreamEventUnionDelta) bool {
 	}
 	switch d.Type {
 	case "text_delta":
-		return d.Text == "" || s.emit(s.b.TextDelta(d.Text))
+		return d.Text == "" || s.Emit(s.Builder.TextDelta(d.Text))
 	case "thinking_delta":
-		return d.Thinking == "" || s.emit(s.b.ThinkingDelta(d.Thinking))
+		return d.Thinking == "" || s.Emit(s.Builder.ThinkingDelta(d.Thinking))
 	case "signature_delta":
 		bl.sig += d.Signature
 	case "input_json_delta":
 		if bl.args != nil {
 			if preview, ok := bl.args.Write(d.PartialJSON); ok {
-				return s.emit(s.b.ToolCallDeltaAt(bl.index, d.PartialJSON, preview))
+				return s.Emit(s.Builder.ToolCallDeltaAt(bl.index, d.PartialJSON, preview))
 			}
 		}
 	}
@@ -206,11 +188,11 @@ func (s *streamer) stop(i int64) bool {
 	delete(s.blocks, i)
 	switch bl.kind {
 	case "text":
-		return s.emit(s.b.TextEnd())
+		return s.Emit(s.Builder.TextEnd())
 	case "thinking":
-		return s.emit(s.b.ThinkingEnd(bl.sig))
+		return s.Emit(s.Builder.ThinkingEnd(bl.sig))
 	}
-	return s.emit(bl.args.End(s.b, bl.index))
+	return s.Emit(bl.args.End(s.Builder, bl.index))
 }
 
 // finish ends the message by the response's stop reason.
@@ -218,15 +200,15 @@ func (s *streamer) finish() {
 	usage := s.total()
 	switch s.reason {
 	case sdk.StopReasonToolUse:
-		s.emit(s.b.Done(providers.StopReasonToolUse, usage))
+		s.Emit(s.Builder.Done(providers.StopReasonToolUse, usage))
 	case sdk.StopReasonMaxTokens:
-		s.emit(s.b.Done(providers.StopReasonLength, usage))
+		s.Emit(s.Builder.Done(providers.StopReasonLength, usage))
 	case sdk.StopReasonRefusal:
-		s.emit(s.b.Fail(providers.StopReasonError, "the model declined to answer (stop reason refusal)", usage))
+		s.Emit(s.Builder.Fail(providers.StopReasonError, "the model declined to answer (stop reason refusal)", usage))
 	case sdk.StopReasonModelContextWindowExceeded:
-		s.emit(s.b.Fail(providers.StopReasonError, "the conversation no longer fits the model's context window (stop reason model_context_window_exceeded)", usage))
+		s.Emit(s.Builder.Fail(providers.StopReasonError, "the conversation no longer fits the model's context window (stop reason model_context_window_exceeded)", usage))
 	default: // end_turn, stop_sequence, a pause_turn not continued
-		s.emit(s.b.Done(providers.StopReasonStop, usage))
+		s.Emit(s.Builder.Done(providers.StopReasonStop, usage))
 	}
 }
 
@@ -238,14 +220,6 @@ func (s *streamer) total() providers.Usage {
 	u.CacheWrite += s.cur.CacheWrite
 	u.TotalTokens = 0
 	return s.model.Priced(u)
-}
-
-func (s *streamer) fail(ctx context.Context, err error) {
-	if ctx.Err() != nil {
-		s.emit(s.b.Fail(providers.StopReasonAborted, providers.AbortedMessage, s.total()))
-		return
-	}
-	s.emit(s.b.Fail(providers.StopReasonError, httpx.Describe(err, s.key), s.total()))
 }
 
 // apiError turns the SDK's error into the provider's: an HTTP refusal with

@@ -128,7 +128,8 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	}
 	contents, config := p.request(req)
 	return func(yield func(providers.StreamEvent) bool) {
-		s := &streamer{p: p, client: client, model: req.Model, name: name, key: key, b: providers.NewBuilder(req.Model), yield: yield}
+		s := &streamer{p: p, client: client, model: req.Model, name: name,
+			Out: httpx.Out{Yield: yield, Builder: providers.NewBuilder(req.Model), Key: key}}
 		s.run(ctx, contents, config)
 	}, nil
 }

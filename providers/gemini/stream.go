@@ -19,14 +19,12 @@ import (
 
 // streamer turns one streamGenerateContent response into stream events.
 type streamer struct {
-	p       *Provider
-	client  *genai.Client
-	model   providers.Model
-	name    string
-	key     string
-	b       *providers.Builder
-	yield   func(providers.StreamEvent) bool
-	stopped bool
+	httpx.Out // Builder, Key: the message, and the key it must never carry
+
+	p      *Provider
+	client *genai.Client
+	model  providers.Model
+	name   string
 
 	open    providers.StreamEventType // the kind of the open text or thinking block, if any
 	filled  bool                      // it has text
@@ -39,16 +37,6 @@ type streamer struct {
 	blocked string // why the prompt was blocked
 }
 
-func (s *streamer) emit(e providers.StreamEvent) bool {
-	if s.stopped {
-		return false
-	}
-	if !s.yield(e) {
-		s.stopped = true
-	}
-	return !s.stopped
-}
-
 // chunks is a pulled response stream with its first chunk.
 type chunks struct {
 	first *genai.GenerateContentResponse
@@ -57,13 +45,8 @@ type chunks struct {
 }
 
 func (s *streamer) run(ctx context.Context, contents []*genai.Content, config *genai.GenerateContentConfig) {
-	defer func() {
-		// A panic in the SDK must not escape the provider.
-		if r := recover(); r != nil && !s.stopped {
-			s.emit(s.b.Fail(providers.StopReasonError, httpx.Redact(fmt.Sprintf("gemini provider: panic: %v", r), s.key), s.model.Priced(s.usage)))
-		}
-	}()
-	if !s.emit(s.b.Start()) {
+	defer s.Recover("gemini", s.used)
+	if !s.Emit(s.Builder.Start()) {
 		return
 	}
 	c, err := httpx.Retry(ctx, s.p.opts.HTTPOptions, func() (*chunks, error) {
@@ -79,13 +62,13 @@ func (s *streamer) run(ctx context.Context, contents []*genai.Content, config *g
 		return &chunks{first: first, next: next, stop: stop}, nil
 	})
 	if err != nil {
-		s.fail(ctx, err)
+		s.Fail(ctx, err, s.used())
 		return
 	}
 	defer c.stop()
 	for r, err, ok := c.first, error(nil), true; ok; r, err, ok = c.next() {
 		if err != nil {
-			s.fail(ctx, apiError(err, false))
+			s.Fail(ctx, apiError(err, false), s.used())
 			return
 		}
 		if !s.chunk(r) {
@@ -138,28 +121,28 @@ func (s *streamer) part(p *genai.Part) bool {
 	if fc := p.FunctionCall; fc != nil {
 		return s.call(fc, sig)
 	}
-	start, delta := s.b.TextStart, s.b.TextDelta
+	start, delta := s.Builder.TextStart, s.Builder.TextDelta
 	kind := providers.StreamTextStart
 	if p.Thought {
-		start, delta, kind = s.b.ThinkingStart, s.b.ThinkingDelta, providers.StreamThinkingStart
+		start, delta, kind = s.Builder.ThinkingStart, s.Builder.ThinkingDelta, providers.StreamThinkingStart
 	}
 	if s.open != kind || s.signed || (sig != "" && s.filled) {
 		if p.Text == "" && sig == "" {
 			return true
 		}
-		if !s.emit(start()) {
+		if !s.Emit(start()) {
 			return false
 		}
 		s.open, s.filled, s.signed = kind, false, false
 	}
 	if p.Text != "" {
-		if !s.emit(delta(p.Text)) {
+		if !s.Emit(delta(p.Text)) {
 			return false
 		}
 		s.filled = true
 	}
 	if sig != "" {
-		s.b.SignAt(s.b.Open(), sig)
+		s.Builder.SignAt(s.Builder.Open(), sig)
 		s.signed = true
 	}
 	return true
@@ -178,55 +161,46 @@ func (s *streamer) call(fc *genai.FunctionCall, sig string) bool {
 		id = fmt.Sprintf("%s_%d", s.idBase, s.calls)
 	}
 	s.calls++
-	ev := s.b.ToolCallStart(id, fc.Name)
-	if !s.emit(ev) {
+	ev := s.Builder.ToolCallStart(id, fc.Name)
+	if !s.Emit(ev) {
 		return false
 	}
 	if sig != "" {
-		s.b.SignAt(ev.ContentIndex, sig)
+		s.Builder.SignAt(ev.ContentIndex, sig)
 	}
 	args := toolcalls.New(-1)
 	text := argsText(fc.Args)
-	if preview, ok := args.Write(text); ok && !s.emit(s.b.ToolCallDeltaAt(ev.ContentIndex, text, preview)) {
+	if preview, ok := args.Write(text); ok && !s.Emit(s.Builder.ToolCallDeltaAt(ev.ContentIndex, text, preview)) {
 		return false
 	}
-	return s.emit(args.End(s.b, ev.ContentIndex))
+	return s.Emit(args.End(s.Builder, ev.ContentIndex))
 }
 
 // done ends the message by the finish reason.
 func (s *streamer) done(ctx context.Context) {
-	usage := s.model.Priced(s.usage)
+	usage := s.used()
 	switch {
 	case ctx.Err() != nil:
-		s.fail(ctx, ctx.Err())
+		s.Fail(ctx, ctx.Err(), s.used())
 	case s.blocked != "":
-		s.emit(s.b.Fail(providers.StopReasonError, "the prompt was blocked: "+s.blocked, usage))
+		s.Emit(s.Builder.Fail(providers.StopReasonError, "the prompt was blocked: "+s.blocked, usage))
 	case s.finish == "":
-		s.fail(ctx, httpx.ErrIncomplete)
+		s.Fail(ctx, httpx.ErrIncomplete, s.used())
 	case s.finish == genai.FinishReasonStop || s.finish == genai.FinishReasonUnspecified:
 		reason := providers.StopReasonStop
 		if s.calls > 0 {
 			reason = providers.StopReasonToolUse
 		}
-		s.emit(s.b.Done(reason, usage))
+		s.Emit(s.Builder.Done(reason, usage))
 	case s.finish == genai.FinishReasonMaxTokens:
-		s.emit(s.b.Done(providers.StopReasonLength, usage))
+		s.Emit(s.Builder.Done(providers.StopReasonLength, usage))
 	default:
 		msg := "the server stopped the response: " + string(s.finish)
 		if s.message != "" && s.message != string(s.finish) {
 			msg += ": " + s.message
 		}
-		s.emit(s.b.Fail(providers.StopReasonError, httpx.Redact(msg, s.key), usage))
+		s.Emit(s.Builder.Fail(providers.StopReasonError, httpx.Redact(msg, s.Key), usage))
 	}
-}
-
-func (s *streamer) fail(ctx context.Context, err error) {
-	usage := s.model.Priced(s.usage)
-	if ctx.Err() != nil {
-		s.emit(s.b.Fail(providers.StopReasonAborted, providers.AbortedMessage, usage))
-		return
-	}
-	s.emit(s.b.Fail(providers.StopReasonError, httpx.Describe(err, s.key), usage))
 }
 
 // apiError turns the SDK's error into the provider's: before the first
@@ -258,3 +232,6 @@ func retryDelay(details []map[string]any) time.Duration {
 	}
 	return 0
 }
+
+// used is the usage so far, priced.
+func (s *streamer) used() providers.Usage { return s.model.Priced(s.usage) }

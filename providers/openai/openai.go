@@ -111,7 +111,8 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 		return nil, fmt.Errorf("openai: encoding the request: %w", err)
 	}
 	return func(yield func(providers.StreamEvent) bool) {
-		s := &streamer{p: p, model: req.Model, key: key, maxArgs: req.Options.ArgumentLimit(), b: providers.NewBuilder(req.Model), yield: yield}
+		s := &streamer{p: p, model: req.Model, maxArgs: req.Options.ArgumentLimit(),
+			Out: httpx.Out{Yield: yield, Builder: providers.NewBuilder(req.Model), Key: key}}
 		s.run(ctx, body)
 	}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/httpx"
 	"github.com/agentloop/agentloop/providers"
 )
 
@@ -57,8 +58,8 @@ func (p *Responses) Stream(ctx context.Context, req *providers.Request) (iter.Se
 		return nil, fmt.Errorf("openai: encoding the request: %w", err)
 	}
 	return func(yield func(providers.StreamEvent) bool) {
-		s := &responseStreamer{p: p, model: req.Model, key: key, maxArgs: req.Options.ArgumentLimit(),
-			b: providers.NewBuilder(req.Model), yield: yield}
+		s := &responseStreamer{p: p, model: req.Model, maxArgs: req.Options.ArgumentLimit(),
+			Out: httpx.Out{Yield: yield, Builder: providers.NewBuilder(req.Model), Key: key}}
 		s.run(ctx, body)
 	}, nil
 }

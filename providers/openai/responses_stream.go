@@ -15,13 +15,11 @@ import (
 
 // responseStreamer turns one Responses API stream into stream events.
 type responseStreamer struct {
+	httpx.Out // Builder, Key: the message, and the key it must never carry
+
 	p       *Responses
 	model   providers.Model
-	key     string
 	maxArgs int
-	b       *providers.Builder
-	yield   func(providers.StreamEvent) bool
-	stopped bool
 
 	items map[string]*outputItem // by item id
 	calls int
@@ -82,28 +80,14 @@ type itemHead struct {
 	Phase     string `json:"phase"`
 }
 
-func (s *responseStreamer) emit(e providers.StreamEvent) bool {
-	if s.stopped {
-		return false
-	}
-	if !s.yield(e) {
-		s.stopped = true
-	}
-	return !s.stopped
-}
-
 func (s *responseStreamer) run(ctx context.Context, body []byte) {
-	defer func() {
-		if r := recover(); r != nil && !s.stopped {
-			s.emit(s.b.Fail(providers.StopReasonError, httpx.Redact(fmt.Sprintf("openai responses provider: panic: %v", r), s.key), s.model.Priced(s.usage)))
-		}
-	}()
-	if !s.emit(s.b.Start()) {
+	defer s.Recover("openai responses", s.used)
+	if !s.Emit(s.Builder.Start()) {
 		return
 	}
-	stream, err := post(ctx, s.p.client, s.p.opts, "/responses", s.key, body)
+	stream, err := post(ctx, s.p.client, s.p.opts, "/responses", s.Key, body)
 	if err != nil {
-		s.fail(ctx, err)
+		s.Fail(ctx, err, s.used())
 		return
 	}
 	defer stream.Close()
@@ -115,12 +99,12 @@ func (s *responseStreamer) run(ctx context.Context, body []byte) {
 			break
 		}
 		if err != nil {
-			s.fail(ctx, err)
+			s.Fail(ctx, err, s.used())
 			return
 		}
 		var e responseEvent
 		if err := json.Unmarshal(ev.Data, &e); err != nil {
-			s.fail(ctx, fmt.Errorf("%w: %w", httpx.ErrMalformed, err))
+			s.Fail(ctx, fmt.Errorf("%w: %w", httpx.ErrMalformed, err), s.used())
 			return
 		}
 		if done, ok := s.event(ctx, e); done || !ok {
@@ -128,10 +112,10 @@ func (s *responseStreamer) run(ctx context.Context, body []byte) {
 		}
 	}
 	if ctx.Err() != nil {
-		s.fail(ctx, ctx.Err())
+		s.Fail(ctx, ctx.Err(), s.used())
 		return
 	}
-	s.fail(ctx, httpx.ErrIncomplete) // no terminal event: never a clean stop
+	s.Fail(ctx, httpx.ErrIncomplete, s.used()) // no terminal event: never a clean stop
 }
 
 // event applies one event. done reports a terminal event (the message is
@@ -143,33 +127,33 @@ func (s *responseStreamer) event(ctx context.Context, e responseEvent) (done, ok
 	case "response.output_text.delta", "response.refusal.delta":
 		if it := s.items[e.ItemID]; it != nil && it.kind == "message" && e.Delta != "" {
 			if it.block < 0 {
-				if !s.emit(s.b.TextStart()) {
+				if !s.Emit(s.Builder.TextStart()) {
 					return false, false
 				}
-				it.block = s.b.Open()
+				it.block = s.Builder.Open()
 			}
-			return false, s.emit(s.b.TextDelta(e.Delta))
+			return false, s.Emit(s.Builder.TextDelta(e.Delta))
 		}
 	case "response.reasoning_summary_part.added":
 		if it := s.items[e.ItemID]; it != nil {
 			if it.parts++; it.parts > 1 {
-				return false, s.emit(s.b.ThinkingDelta("\n\n"))
+				return false, s.Emit(s.Builder.ThinkingDelta("\n\n"))
 			}
 		}
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
 		if it := s.items[e.ItemID]; it != nil && it.kind == "reasoning" && e.Delta != "" {
-			return false, s.emit(s.b.ThinkingDelta(e.Delta))
+			return false, s.Emit(s.Builder.ThinkingDelta(e.Delta))
 		}
 	case "response.function_call_arguments.delta":
 		if it := s.items[e.ItemID]; it != nil && it.args != nil {
 			if preview, ok := it.args.Write(e.Delta); ok {
-				return false, s.emit(s.b.ToolCallDeltaAt(it.block, e.Delta, preview))
+				return false, s.Emit(s.Builder.ToolCallDeltaAt(it.block, e.Delta, preview))
 			}
 		}
 	case "response.function_call_arguments.done":
 		if it := s.items[e.ItemID]; it != nil && it.args != nil && it.args.Text() == "" && e.Arguments != "" {
 			if preview, ok := it.args.Write(e.Arguments); ok { // a server that sent no deltas
-				return false, s.emit(s.b.ToolCallDeltaAt(it.block, e.Arguments, preview))
+				return false, s.Emit(s.Builder.ToolCallDeltaAt(it.block, e.Arguments, preview))
 			}
 		}
 	case "response.output_item.done":
@@ -180,7 +164,7 @@ func (s *responseStreamer) event(ctx context.Context, e responseEvent) (done, ok
 		if s.calls > 0 {
 			reason = providers.StopReasonToolUse
 		}
-		return true, s.emit(s.b.Done(reason, s.model.Priced(s.usage)))
+		return true, s.Emit(s.Builder.Done(reason, s.used()))
 	case "response.incomplete":
 		s.setUsage(e)
 		why := ""
@@ -188,22 +172,22 @@ func (s *responseStreamer) event(ctx context.Context, e responseEvent) (done, ok
 			why = e.Response.IncompleteDetails.Reason
 		}
 		if why == "max_output_tokens" {
-			return true, s.emit(s.b.Done(providers.StopReasonLength, s.model.Priced(s.usage)))
+			return true, s.Emit(s.Builder.Done(providers.StopReasonLength, s.used()))
 		}
-		return true, s.emit(s.b.Fail(providers.StopReasonError, httpx.Redact("the response is incomplete: "+why, s.key), s.model.Priced(s.usage)))
+		return true, s.Emit(s.Builder.Fail(providers.StopReasonError, httpx.Redact("the response is incomplete: "+why, s.Key), s.used()))
 	case "response.failed":
 		s.setUsage(e)
 		msg := "the response failed"
 		if e.Response != nil && e.Response.Error != nil {
 			msg = errorText(e.Response.Error.Code, e.Response.Error.Message)
 		}
-		s.fail(ctx, &httpx.ServerError{Message: msg})
+		s.Fail(ctx, &httpx.ServerError{Message: msg}, s.used())
 		return true, true
 	case "error":
 		if e.Error != nil {
 			e.Code, e.Message = e.Error.Code, e.Error.Message
 		}
-		s.fail(ctx, &httpx.ServerError{Message: errorText(e.Code, e.Message)})
+		s.Fail(ctx, &httpx.ServerError{Message: errorText(e.Code, e.Message)}, s.used())
 		return true, true
 	}
 	return false, true
@@ -227,18 +211,18 @@ func (s *responseStreamer) added(raw json.RawMessage) bool {
 	it := &outputItem{kind: h.Type, block: -1}
 	switch h.Type {
 	case "reasoning":
-		if !s.emit(s.b.ThinkingStart()) {
+		if !s.Emit(s.Builder.ThinkingStart()) {
 			return false
 		}
-		it.block = s.b.Open()
+		it.block = s.Builder.Open()
 	case "function_call":
-		ev := s.b.ToolCallStart(h.CallID, h.Name)
+		ev := s.Builder.ToolCallStart(h.CallID, h.Name)
 		it.block, it.args = ev.ContentIndex, toolcalls.New(s.maxArgs)
 		s.calls++
-		if !s.emit(ev) {
+		if !s.Emit(ev) {
 			return false
 		}
-		s.b.SignAt(it.block, h.ID) // kept even if the call is cut off
+		s.Builder.SignAt(it.block, h.ID) // kept even if the call is cut off
 	case "message":
 	default:
 		return true // the server's own tools (web search, ...)
@@ -261,23 +245,23 @@ func (s *responseStreamer) itemDone(raw json.RawMessage) bool {
 	delete(s.items, h.ID)
 	switch it.kind {
 	case "reasoning":
-		if it.block == s.b.Open() {
-			return s.emit(s.b.ThinkingEnd(string(raw)))
+		if it.block == s.Builder.Open() {
+			return s.Emit(s.Builder.ThinkingEnd(string(raw)))
 		}
-		s.b.SignAt(it.block, string(raw)) // closed already: a message item began first
+		s.Builder.SignAt(it.block, string(raw)) // closed already: a message item began first
 	case "message":
-		if it.block >= 0 && it.block == s.b.Open() {
+		if it.block >= 0 && it.block == s.Builder.Open() {
 			sig, _ := json.Marshal(textSignature{ID: h.ID, Phase: h.Phase})
-			s.b.SignAt(it.block, string(sig))
-			return s.emit(s.b.TextEnd())
+			s.Builder.SignAt(it.block, string(sig))
+			return s.Emit(s.Builder.TextEnd())
 		}
 	case "function_call":
 		if it.args.Text() == "" && h.Arguments != "" {
-			if preview, ok := it.args.Write(h.Arguments); ok && !s.emit(s.b.ToolCallDeltaAt(it.block, h.Arguments, preview)) {
+			if preview, ok := it.args.Write(h.Arguments); ok && !s.Emit(s.Builder.ToolCallDeltaAt(it.block, h.Arguments, preview)) {
 				return false
 			}
 		}
-		return s.emit(it.args.End(s.b, it.block))
+		return s.Emit(it.args.End(s.Builder, it.block))
 	}
 	return true
 }
@@ -292,10 +276,5 @@ func (s *responseStreamer) setUsage(e responseEvent) {
 		CacheWrite: u.InputTokensDetails.CacheWriteTokens, Reasoning: u.OutputTokensDetails.ReasoningTokens, TotalTokens: u.TotalTokens}
 }
 
-func (s *responseStreamer) fail(ctx context.Context, err error) {
-	if ctx.Err() != nil {
-		s.emit(s.b.Fail(providers.StopReasonAborted, providers.AbortedMessage, s.model.Priced(s.usage)))
-		return
-	}
-	s.emit(s.b.Fail(providers.StopReasonError, httpx.Describe(err, s.key), s.model.Priced(s.usage)))
-}
+// used is the usage so far, priced.
+func (s *responseStreamer) used() providers.Usage { return s.model.Priced(s.usage) }

@@ -18,13 +18,11 @@ import (
 
 // streamer turns one Chat Completions stream into stream events.
 type streamer struct {
+	httpx.Out // Builder, Key: the message, and the key it must never carry
+
 	p       *Provider
 	model   providers.Model
-	key     string
 	maxArgs int // argument bytes kept per tool call; -1 for no cap
-	b       *providers.Builder
-	yield   func(providers.StreamEvent) bool
-	stopped bool // the consumer stopped reading
 
 	calls   map[int]*callState
 	lastIdx int // the index of the call the last fragment went to; -1 before any
@@ -39,29 +37,14 @@ type callState struct {
 	args  *toolcalls.Args
 }
 
-func (s *streamer) emit(e providers.StreamEvent) bool {
-	if s.stopped {
-		return false
-	}
-	if !s.yield(e) {
-		s.stopped = true
-	}
-	return !s.stopped
-}
-
 func (s *streamer) run(ctx context.Context, body []byte) {
-	defer func() {
-		// A panic in a dependency must not escape the provider.
-		if r := recover(); r != nil && !s.stopped {
-			s.emit(s.b.Fail(providers.StopReasonError, httpx.Redact(fmt.Sprintf("openai provider: panic: %v", r), s.key), s.usage))
-		}
-	}()
-	if !s.emit(s.b.Start()) {
+	defer s.Recover("openai", s.used)
+	if !s.Emit(s.Builder.Start()) {
 		return
 	}
-	stream, err := post(ctx, s.p.client, s.p.opts, "/chat/completions", s.key, body)
+	stream, err := post(ctx, s.p.client, s.p.opts, "/chat/completions", s.Key, body)
 	if err != nil {
-		s.fail(ctx, err)
+		s.Fail(ctx, err, s.used())
 		return
 	}
 	defer stream.Close()
@@ -73,7 +56,7 @@ func (s *streamer) run(ctx context.Context, body []byte) {
 			break
 		}
 		if err != nil {
-			s.fail(ctx, err)
+			s.Fail(ctx, err, s.used())
 			return
 		}
 		if bytes.Equal(bytes.TrimSpace(ev.Data), []byte("[DONE]")) {
@@ -81,7 +64,7 @@ func (s *streamer) run(ctx context.Context, body []byte) {
 		}
 		var c chunk
 		if err := json.Unmarshal(ev.Data, &c); err != nil {
-			s.fail(ctx, fmt.Errorf("%w: %w", httpx.ErrMalformed, err))
+			s.Fail(ctx, fmt.Errorf("%w: %w", httpx.ErrMalformed, err), s.used())
 			return
 		}
 		if !s.chunk(c) {
@@ -89,20 +72,20 @@ func (s *streamer) run(ctx context.Context, body []byte) {
 		}
 		if c.Error != nil && (ev.Name == "error" || s.finish == "") {
 			// The server's error, mid-stream: what arrived is kept.
-			s.fail(ctx, &httpx.ServerError{Message: c.Error.message()})
+			s.Fail(ctx, &httpx.ServerError{Message: c.Error.message()}, s.used())
 			return
 		}
 		if ev.Name == "error" {
-			s.fail(ctx, &httpx.ServerError{Message: strings.TrimSpace(string(ev.Data))})
+			s.Fail(ctx, &httpx.ServerError{Message: strings.TrimSpace(string(ev.Data))}, s.used())
 			return
 		}
 	}
 	if ctx.Err() != nil {
-		s.fail(ctx, ctx.Err())
+		s.Fail(ctx, ctx.Err(), s.used())
 		return
 	}
 	if s.finish == "" {
-		s.fail(ctx, httpx.ErrIncomplete)
+		s.Fail(ctx, httpx.ErrIncomplete, s.used())
 		return
 	}
 	s.done()
@@ -122,12 +105,12 @@ func (s *streamer) chunk(c chunk) bool {
 		}
 		d := ch.Delta
 		for _, text := range []string{d.ReasoningContent, d.Reasoning, d.ReasoningText} {
-			if text != "" && !s.emit(s.b.ThinkingDelta(text)) {
+			if text != "" && !s.Emit(s.Builder.ThinkingDelta(text)) {
 				return false
 			}
 		}
 		for _, text := range []string{d.Content, d.Refusal} {
-			if text != "" && !s.emit(s.b.TextDelta(text)) {
+			if text != "" && !s.Emit(s.Builder.TextDelta(text)) {
 				return false
 			}
 		}
@@ -162,11 +145,11 @@ func (s *streamer) toolCallDelta(pos int, tc toolCallDelta) bool {
 		if id == "" {
 			id = "call_" + strconv.Itoa(idx)
 		}
-		ev := s.b.ToolCallStart(id, tc.Function.Name)
+		ev := s.Builder.ToolCallStart(id, tc.Function.Name)
 		st = &callState{block: ev.ContentIndex, id: tc.ID, args: toolcalls.New(s.maxArgs)}
 		s.calls[idx] = st
 		s.lastIdx = idx
-		if !s.emit(ev) {
+		if !s.Emit(ev) {
 			return false
 		}
 	}
@@ -176,7 +159,7 @@ func (s *streamer) toolCallDelta(pos int, tc toolCallDelta) bool {
 	if !ok {
 		return true
 	}
-	return s.emit(s.b.ToolCallDeltaAt(st.block, frag, preview))
+	return s.Emit(s.Builder.ToolCallDeltaAt(st.block, frag, preview))
 }
 
 // done closes the tool calls and finishes the message.
@@ -187,13 +170,13 @@ func (s *streamer) done() {
 	}
 	sort.Ints(idx)
 	for _, i := range idx {
-		if st := s.calls[i]; !s.emit(st.args.End(s.b, st.block)) {
+		if st := s.calls[i]; !s.Emit(st.args.End(s.Builder, st.block)) {
 			return
 		}
 	}
-	usage := s.model.Priced(s.usage)
+	usage := s.used()
 	if s.finish == "content_filter" {
-		s.emit(s.b.Fail(providers.StopReasonError, "the provider's content filter stopped the response", usage))
+		s.Emit(s.Builder.Fail(providers.StopReasonError, "the provider's content filter stopped the response", usage))
 		return
 	}
 	reason := providers.StopReasonStop
@@ -205,14 +188,10 @@ func (s *streamer) done() {
 		// claimed.
 		reason = providers.StopReasonToolUse
 	}
-	s.emit(s.b.Done(reason, usage))
+	s.Emit(s.Builder.Done(reason, usage))
 }
 
 // fail ends the message with the error, keeping what arrived.
-func (s *streamer) fail(ctx context.Context, err error) {
-	if ctx.Err() != nil {
-		s.emit(s.b.Fail(providers.StopReasonAborted, providers.AbortedMessage, s.model.Priced(s.usage)))
-		return
-	}
-	s.emit(s.b.Fail(providers.StopReasonError, httpx.Describe(err, s.key), s.model.Priced(s.usage)))
-}
+
+// used is the usage so far, priced.
+func (s *streamer) used() providers.Usage { return s.model.Priced(s.usage) }

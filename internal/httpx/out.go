@@ -1,0 +1,50 @@
+package httpx
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agentloop/agentloop/providers"
+)
+
+// Out is the end of a provider's stream that its consumer reads: it passes
+// the events on until the consumer stops reading, and ends the message
+// when the stream fails. A provider's streamer embeds it.
+type Out struct {
+	Yield   func(providers.StreamEvent) bool
+	Builder *providers.Builder
+	Key     string // removed from every message the provider writes
+	stopped bool
+}
+
+// Emit passes an event on; it reports false once the consumer stopped.
+func (o *Out) Emit(e providers.StreamEvent) bool {
+	if o.stopped {
+		return false
+	}
+	if !o.Yield(e) {
+		o.stopped = true
+	}
+	return !o.stopped
+}
+
+// Stopped reports whether the consumer stopped reading.
+func (o *Out) Stopped() bool { return o.stopped }
+
+// Fail ends the message after err: as aborted when ctx is done, else as
+// an error saying what went wrong (Describe), what arrived kept.
+func (o *Out) Fail(ctx context.Context, err error, usage providers.Usage) {
+	if ctx.Err() != nil {
+		o.Emit(o.Builder.Fail(providers.StopReasonAborted, providers.AbortedMessage, usage))
+		return
+	}
+	o.Emit(o.Builder.Fail(providers.StopReasonError, Describe(err, o.Key), usage))
+}
+
+// Recover, deferred, turns a panic of the provider or its SDK into a failed
+// message naming the provider, so that no panic escapes the sequence.
+func (o *Out) Recover(provider string, usage func() providers.Usage) {
+	if r := recover(); r != nil && !o.stopped {
+		o.Emit(o.Builder.Fail(providers.StopReasonError, Redact(fmt.Sprintf("%s provider: panic: %v", provider, r), o.Key), usage()))
+	}
+}
