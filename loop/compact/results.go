@@ -13,8 +13,13 @@ import (
 // ShortenResults cuts tool results in a request down to their head and
 // tail, with a marker saying how much of which call's result was cut: the
 // results older than OlderThan assistant turns, and any larger than
-// MaxBytes. The transcript keeps them whole.
+// MaxBytes. The transcript keeps them whole. When what is left still does
+// not fit the window, it is trimmed (as by Trim), and the event says so.
 type ShortenResults struct {
+	// Window is the tokens a request's messages may hold; 0 means the
+	// model's context window less its output reserve, system prompt and
+	// tools.
+	Window int
 	// OlderThan is how many of the newest assistant turns keep their
 	// results whole; 0 means 4.
 	OlderThan int
@@ -25,9 +30,19 @@ type ShortenResults struct {
 	Keep int
 }
 
-// Compact implements loop.Compactor. It reads the transcript from the end
-// only as far as results stay whole, then shortens what is older.
-func (s ShortenResults) Compact(_ context.Context, in loop.CompactInput) (loop.CompactOutput, error) {
+// Compact implements loop.Compactor.
+func (s ShortenResults) Compact(ctx context.Context, in loop.CompactInput) (loop.CompactOutput, error) {
+	out, err := s.view(ctx, in)
+	if err != nil {
+		return out, err
+	}
+	return fit(in, out, s.windowOf(in)), nil
+}
+
+func (s ShortenResults) windowOf(in loop.CompactInput) int { return window(in, s.Window) }
+
+// view shortens the results of the view in in.Transcript.
+func (s ShortenResults) view(_ context.Context, in loop.CompactInput) (loop.CompactOutput, error) {
 	older, maxBytes, keep := s.OlderThan, s.MaxBytes, s.Keep
 	if older <= 0 {
 		older = 4
@@ -76,4 +91,28 @@ func shorten(m providers.ToolResultMessage, keep int) providers.ToolResultMessag
 	cut := len(text) - len(head) - len(tail)
 	m.Content = []providers.Content{providers.Text{Text: fmt.Sprintf("%s\n[… %d bytes of the result of call %s cut to fit the context window …]\n%s", head, cut, m.ToolCallID, tail)}}
 	return m
+}
+
+// fit finishes what a strategy (or a chain) made of the transcript and,
+// if it still does not fit w tokens (w > 0), trims it, saying so in the
+// event.
+func fit(in loop.CompactInput, out loop.CompactOutput, w int) loop.CompactOutput {
+	view := out.Send
+	if view == nil {
+		view = in.Transcript
+	}
+	send := finish(view)
+	if w > 0 && sum(send) > w {
+		in.Transcript = view
+		t := Trim{Window: w}.trim(in, "", summaryBytes(w, 0, 0))
+		send = finish(t.Send)
+		if out.Event == nil {
+			out.Event = t.Event
+		} else if t.Event != nil {
+			out.Event.Strategy += "+trim"
+			out.Event.After, out.Event.Dropped = t.Event.After, out.Event.Dropped+t.Event.Dropped
+		}
+	}
+	out.Send = send
+	return out
 }
