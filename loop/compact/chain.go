@@ -14,7 +14,8 @@ import (
 // ShortenResults{}) and Chain(ShortenResults{}, Summarize{}) send the same;
 // a second Summarize in a chain only trims. What the chain sends is checked
 // against the smallest window of its strategies and trimmed if it still
-// does not fit. The common case:
+// does not fit (and, with ShortenResults in the chain, the newest results
+// shortened if they alone do not). The common case:
 //
 //	compact.Chain(compact.Summarize{}, compact.ShortenResults{OlderThan: 4})
 func Chain(strategies ...loop.Compactor) loop.Compactor {
@@ -52,7 +53,7 @@ type chain []loop.Compactor
 func (c chain) Compact(ctx context.Context, in loop.CompactInput) (loop.CompactOutput, error) {
 	var out loop.CompactOutput
 	var ev *events.Compacted
-	view, w := in.Transcript, 0
+	view, w, keep := in.Transcript, 0, 0
 	for _, s := range c {
 		step := in
 		step.Transcript = view
@@ -62,6 +63,9 @@ func (c chain) Compact(ctx context.Context, in loop.CompactInput) (loop.CompactO
 			o, err = v.view(ctx, step)
 			if sw := v.windowOf(in); sw > 0 && (w == 0 || sw < w) {
 				w = sw
+			}
+			if r, ok := s.(ShortenResults); ok && keep == 0 {
+				keep = r.keep()
 			}
 		} else {
 			step.Transcript = finish(view) // a strategy of another package reads requests
@@ -79,7 +83,7 @@ func (c chain) Compact(ctx context.Context, in loop.CompactInput) (loop.CompactO
 		ev = merge(ev, o.Event)
 	}
 	out.Send, out.Event = view, ev
-	return fit(in, out, w), nil
+	return fit(in, out, w, keep), nil
 }
 
 // merge adds what one strategy did to what the chain did so far.

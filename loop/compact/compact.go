@@ -6,25 +6,33 @@
 //   - Trim leaves out the oldest turns, keeping the newest (and, if asked,
 //     the first user message).
 //   - Summarize, when the conversation nears the window, asks the model
-//     for a summary of its older part (a request of its own) and sends the
-//     summary in its place; the summary is stored in the transcript as a
-//     providers.SummaryMessage, so it survives sessions and what it stands
-//     for is never summarised again. If the summary fails, it trims instead
-//     and says so.
+//     for a summary of its older part (a request of its own, which fits
+//     the window too) and sends the summary in its place; the summary is
+//     stored in the transcript as a providers.SummaryMessage, so it
+//     survives sessions, every later request sends it however long the
+//     conversation grows, and the next summary is made from it and what
+//     came after. A summary is bounded (a fifth of the window, 32 KiB); a
+//     longer one is cut. If the summary fails, it trims instead and says
+//     so.
 //   - ShortenResults cuts old or large tool results down to their head and
-//     tail, with a marker saying how much of which call's result was cut.
+//     tail, with a marker saying how much of which call's result was cut,
+//     and trims what still does not fit.
 //
-// Chain combines them (ShortenResults first). Every strategy keeps a tool
-// call and its result together, always: a request never holds a call
-// without its result or a result without its call. What a strategy did is
-// an events.Compacted.
+// Chain combines them; Summarize runs first wherever it stands, so either
+// order sends the same. Every request a strategy makes fits its window
+// (unless its newest message alone does not) and is one every wire
+// accepts: it starts with a user message (the summary, or LeftOutText
+// when older messages were left out), and never holds a call without its
+// result or a result without its call. What a strategy did is an
+// events.Compacted.
 //
-//	cfg.Compactor = compact.Chain(compact.ShortenResults{OlderThan: 4, MaxBytes: 8 << 10}, compact.Summarize{})
+//	cfg.Compactor = compact.Chain(compact.Summarize{}, compact.ShortenResults{OlderThan: 4})
 //
 // Sizes are estimated, not counted: the last response's reported input
 // tokens plus a quarter of the characters added since (no tokenizer is
 // downloaded); preparing a request costs time in proportion to what it
-// carries, not to the transcript's length.
+// carries, plus a type check per message since the latest summary to find
+// it.
 package compact
 
 import (
@@ -130,4 +138,3 @@ func window(in loop.CompactInput, override int) int {
 	}
 	return max(w-reserve-fixed, 0)
 }
-

@@ -71,6 +71,9 @@ func wireRules(msgs []providers.Message) error {
 // build on the summary before (a summary starting over).
 type longRun struct {
 	window int // what a request's system prompt, tools and messages may hold
+	// messages, when not 0, is what a request's messages may hold (a
+	// strategy's Window), a summary request's prompt included.
+	messages int
 
 	mu                                      sync.Mutex
 	requests, summaries                     int
@@ -94,9 +97,9 @@ func (r *longRun) provider() *faux.Provider {
 		defer r.mu.Unlock()
 		if req.SystemPrompt == DefaultSummaryPrompt {
 			r.summaries++
-			if r.count(req) > r.window {
+			if r.count(req) > r.window || r.messages > 0 && r.count(req) > r.messages {
 				r.overSummary++
-				r.note("summary request %d holds ~%d tokens, over %d", r.summaries, r.count(req), r.window)
+				r.note("summary request %d holds ~%d tokens, over %d (%d): %.300q", r.summaries, r.count(req), r.window, len(req.SystemPrompt), req.Messages[0].(providers.UserMessage).Text())
 			}
 			if text := req.Messages[0].(providers.UserMessage).Text(); r.latest != "" && !strings.HasPrefix(text, "Summary so far:\n"+r.latest+"\n") {
 				r.again++
@@ -106,7 +109,7 @@ func (r *longRun) provider() *faux.Provider {
 			return faux.Reply(faux.Text(r.latest)), nil
 		}
 		r.requests++
-		if n := r.count(req); n > r.window {
+		if n := r.count(req); n > r.window || r.messages > 0 && sum(req.Messages) > r.messages {
 			r.over++
 			r.note("request %d holds ~%d tokens, over %d", r.requests, n, r.window)
 		}
@@ -168,24 +171,27 @@ var sized = tools.Must(tools.New(tools.Config{Name: "fetch", Description: "Fetch
 func TestLongRuns(t *testing.T) {
 	const contextWindow, reserve, turns = 3000, 400, 1000
 	strategies := []struct {
-		name string
-		c    loop.Compactor
+		name     string
+		c        loop.Compactor
+		messages int
 	}{
-		{"trim", Trim{}},
-		{"trim keeping the first", Trim{KeepFirst: true}},
-		{"summarize", Summarize{}},
-		{"shorten results", ShortenResults{OlderThan: 2}},
-		{"summarize+shorten", Chain(Summarize{}, ShortenResults{OlderThan: 2})},
-		{"shorten+summarize", Chain(ShortenResults{OlderThan: 2}, Summarize{})},
-		{"trim+shorten", Chain(Trim{}, ShortenResults{OlderThan: 2})},
-		{"shorten+trim", Chain(ShortenResults{OlderThan: 2}, Trim{})},
-		{"summarize+trim", Chain(Summarize{}, Trim{KeepFirst: true})},
-		{"trim+summarize", Chain(Trim{KeepFirst: true}, Summarize{})},
-		{"summarize with a window", Summarize{Window: 1500, KeepTurns: 6}},
+		{"trim", Trim{}, 0},
+		{"trim keeping the first", Trim{KeepFirst: true}, 0},
+		{"summarize", Summarize{}, 0},
+		{"shorten results", ShortenResults{OlderThan: 2}, 0},
+		{"summarize+shorten", Chain(Summarize{}, ShortenResults{OlderThan: 2}), 0},
+		{"shorten+summarize", Chain(ShortenResults{OlderThan: 2}, Summarize{}), 0},
+		{"trim+shorten", Chain(Trim{}, ShortenResults{OlderThan: 2}), 0},
+		{"shorten+trim", Chain(ShortenResults{OlderThan: 2}, Trim{}), 0},
+		{"summarize+trim", Chain(Summarize{}, Trim{KeepFirst: true}), 0},
+		{"trim+summarize", Chain(Trim{KeepFirst: true}, Summarize{}), 0},
+		{"summarize with a window", Summarize{Window: 2400, KeepTurns: 6}, 2400},
+		{"summarize and shorten with a window", Chain(Summarize{Window: 1200, KeepTurns: 6}, ShortenResults{Window: 1200}), 1200},
+		{"chains with windows", Chain(ShortenResults{Window: 1400}, Trim{Window: 1600}, Summarize{Window: 1400}), 1400},
 	}
 	for _, tc := range strategies {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &longRun{window: contextWindow - reserve}
+			r := &longRun{window: contextWindow - reserve, messages: tc.messages}
 			cfg := loop.Config{Provider: r.provider(), Model: providers.Model{ID: "m", ContextWindow: contextWindow, MaxTokens: reserve},
 				Compactor: tc.c, MaxTurns: 100}
 			conv := loop.Conversation{SystemPrompt: "You read pages. " + strings.Repeat("Be brief. ", 30), Tools: []*tools.Tool{sized}}

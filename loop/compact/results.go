@@ -36,7 +36,14 @@ func (s ShortenResults) Compact(ctx context.Context, in loop.CompactInput) (loop
 	if err != nil {
 		return out, err
 	}
-	return fit(in, out, s.windowOf(in)), nil
+	return fit(in, out, s.windowOf(in), s.keep()), nil
+}
+
+func (s ShortenResults) keep() int {
+	if s.Keep <= 0 {
+		return 256
+	}
+	return s.Keep
 }
 
 func (s ShortenResults) windowOf(in loop.CompactInput) int { return window(in, s.Window) }
@@ -95,8 +102,10 @@ func shorten(m providers.ToolResultMessage, keep int) providers.ToolResultMessag
 
 // fit finishes what a strategy (or a chain) made of the transcript and,
 // if it still does not fit w tokens (w > 0), trims it, saying so in the
-// event.
-func fit(in loop.CompactInput, out loop.CompactOutput, w int) loop.CompactOutput {
+// event. If the newest turns alone pass w, and keep > 0 (ShortenResults
+// is at work), their results are shortened too, oldest first, until the
+// request fits.
+func fit(in loop.CompactInput, out loop.CompactOutput, w, keep int) loop.CompactOutput {
 	view := out.Send
 	if view == nil {
 		view = in.Transcript
@@ -112,6 +121,25 @@ func fit(in loop.CompactInput, out loop.CompactOutput, w int) loop.CompactOutput
 			out.Event.Strategy += "+trim"
 			out.Event.After, out.Event.Dropped = t.Event.After, out.Event.Dropped+t.Event.Dropped
 		}
+	}
+	if n := sum(send); w > 0 && keep > 0 && n > w {
+		shortened := 0
+		for i, m := range send {
+			r, ok := m.(providers.ToolResultMessage)
+			if !ok || len(r.Text()) <= 2*keep+64 {
+				continue
+			}
+			send[i] = shorten(r, keep)
+			shortened++
+			if n += Tokens(send[i]) - Tokens(r); n <= w {
+				break
+			}
+		}
+		if out.Event == nil {
+			out.Event = &events.Compacted{Strategy: "shorten-results", Before: n}
+		}
+		out.Event.Shortened += shortened
+		out.Event.After = n
 	}
 	out.Send = send
 	return out
