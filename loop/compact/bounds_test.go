@@ -202,3 +202,46 @@ func stamps(msgs []providers.Message) []providers.Message {
 	}
 	return out
 }
+
+// TestSummaryRequestFits: a summary request holds no more than the
+// window, its own prompt and framing counted, whatever the messages and
+// the prompt; a message too long for it is sent as its head and tail; a
+// prompt that leaves no room makes the summary fail, and Summarize trims.
+func TestSummaryRequestFits(t *testing.T) {
+	long := append(calls(30, 100), providers.NewUserText("HEAD"+strings.Repeat("y", 100_000)+"TAIL"), faux.Reply(faux.Text("ok")))
+	long = append(long, calls(10, 100)[1:]...)
+	for _, tc := range []struct {
+		name, prompt string
+		msgs         []providers.Message
+		note         string // the event's note begins with it
+	}{
+		{"small messages", "", calls(200, 300), "messages summarised"},
+		{"a message longer than the window", "", long, "messages summarised"},
+		{"a long prompt", strings.Repeat("Summarise. ", 700), calls(200, 300), "messages summarised"},
+		{"a prompt past the window", strings.Repeat("Summarise. ", 2000), calls(200, 300), "the summary failed (the summary prompt and the summary so far leave no room in the window)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var asked *providers.Request
+			p := &faux.Provider{Default: func(_ context.Context, req *providers.Request) (providers.AssistantMessage, error) {
+				asked = req
+				return faux.Reply(faux.Text("SUMMARY")), nil
+			}}
+			s := Summarize{Window: 3000, Prompt: tc.prompt}
+			out, err := s.Compact(context.Background(), loop.CompactInput{Transcript: tc.msgs, Model: providers.Model{ID: "m"}, Provider: p})
+			if err != nil || out.Event == nil || !strings.Contains(out.Event.Note, tc.note) {
+				t.Fatalf("%v, event %+v", err, out.Event)
+			}
+			if asked != nil {
+				if n := len(asked.SystemPrompt)/4 + sum(asked.Messages); n > 3000 {
+					t.Fatalf("the summary request holds %d tokens, over 3000", n)
+				}
+				if text := asked.Messages[0].(providers.UserMessage).Text(); tc.name == "a message longer than the window" && (!strings.Contains(text, "User: HEAD") || !strings.Contains(text, "TAIL\n")) {
+					t.Fatalf("the long message is not sent as its head and tail: %.300q", text)
+				}
+			}
+			if n := sum(out.Send); n > 3000 {
+				t.Fatalf("the request holds %d tokens", n)
+			}
+		})
+	}
+}

@@ -66,6 +66,8 @@ func (c chain) Compact(ctx context.Context, in loop.CompactInput) (loop.CompactO
 			}
 			if r, ok := s.(ShortenResults); ok && keep == 0 {
 				keep = r.keep()
+			} else if r, ok := s.(*ShortenResults); ok && keep == 0 {
+				keep = r.keep()
 			}
 		} else {
 			step.Transcript = finish(view) // a strategy of another package reads requests

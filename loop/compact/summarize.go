@@ -39,7 +39,7 @@ type Summarize struct {
 	// sent verbatim even past Keep (never past the window); 0 means 4.
 	KeepTurns int
 	// SummaryShare bounds a summary, as it is sent, to this share of the
-	// window; 0 means 0.2 (at most 0.5).
+	// window; 0 means 0.2, and more than 0.5 means 0.5.
 	SummaryShare float64
 	// MaxSummaryBytes bounds a summary's text in bytes; 0 means 32 KiB.
 	// A summary past either bound is cut (SummaryCutText), and the rest of

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
+	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
 )
@@ -32,9 +33,10 @@ const (
 // budget tokens: share of the window (as it is sent: SummaryLead and its
 // framing included), and at most maxBytes.
 func summaryBytes(budget int, share float64, maxBytes int) int {
-	if share <= 0 || share > 0.5 {
+	if share <= 0 {
 		share = defaultSummaryShare
 	}
+	share = min(share, 0.5)
 	if maxBytes <= 0 {
 		maxBytes = defaultSummaryBytes
 	}
@@ -161,6 +163,51 @@ func finish(view []providers.Message) []providers.Message {
 		}
 	}
 	return slices.Insert(out, 0, providers.Message(providers.NewUserText(LeftOutText)))
+}
+
+// fit finishes what a strategy (or a chain) made of the transcript and,
+// if it still does not fit w tokens (w > 0), trims it, saying so in the
+// event. If the newest turns alone pass w, and keep > 0 (ShortenResults
+// is at work), their results are shortened too, oldest first, until the
+// request fits.
+func fit(in loop.CompactInput, out loop.CompactOutput, w, keep int) loop.CompactOutput {
+	view := out.Send
+	if view == nil {
+		view = in.Transcript
+	}
+	send := finish(view)
+	if w > 0 && sum(send) > w {
+		in.Transcript = view
+		t := Trim{Window: w}.trim(in, "", summaryBytes(w, 0, 0))
+		send = finish(t.Send)
+		if out.Event == nil {
+			out.Event = t.Event
+		} else if t.Event != nil {
+			out.Event.Strategy += "+trim"
+			out.Event.After, out.Event.Dropped = t.Event.After, out.Event.Dropped+t.Event.Dropped
+		}
+	}
+	if n := sum(send); w > 0 && keep > 0 && n > w {
+		shortened := 0
+		for i, m := range send {
+			r, ok := m.(providers.ToolResultMessage)
+			if !ok || len(r.Text()) <= 2*keep+64 {
+				continue
+			}
+			send[i] = shorten(r, keep)
+			shortened++
+			if n += Tokens(send[i]) - Tokens(r); n <= w {
+				break
+			}
+		}
+		if out.Event == nil {
+			out.Event = &events.Compacted{Strategy: "shorten-results", Before: n}
+		}
+		out.Event.Shortened += shortened
+		out.Event.After = n
+	}
+	out.Send = send
+	return out
 }
 
 // sum is the Tokens of msgs together.
