@@ -74,6 +74,8 @@ type longRun struct {
 	// messages, when not 0, is what a request's messages may hold (a
 	// strategy's Window), a summary request's prompt included.
 	messages int
+	// summaryBytes is how long the model's summaries are.
+	summaryBytes int
 
 	mu                                      sync.Mutex
 	requests, summaries                     int
@@ -101,12 +103,12 @@ func (r *longRun) provider() *faux.Provider {
 				r.overSummary++
 				r.note("summary request %d holds ~%d tokens, over %d (%d): %.300q", r.summaries, r.count(req), r.window, len(req.SystemPrompt), req.Messages[0].(providers.UserMessage).Text())
 			}
-			if text := req.Messages[0].(providers.UserMessage).Text(); r.latest != "" && !strings.HasPrefix(text, "Summary so far:\n"+r.latest+"\n") {
+			if text := req.Messages[0].(providers.UserMessage).Text(); r.latest != "" && !strings.HasPrefix(text, SummarySoFar+r.latest+" ") {
 				r.again++
 				r.note("summary request %d does not build on %s: %.80q", r.summaries, r.latest, text)
 			}
-			r.latest = fmt.Sprintf("SUMMARY-%d %s", r.summaries, strings.Repeat("s", 200))
-			return faux.Reply(faux.Text(r.latest)), nil
+			r.latest = fmt.Sprint("SUMMARY-", r.summaries)
+			return faux.Reply(faux.Text(r.latest + " " + strings.Repeat("s", max(r.summaryBytes, 200)))), nil
 		}
 		r.requests++
 		if n := r.count(req); n > r.window || r.messages > 0 && sum(req.Messages) > r.messages {
@@ -118,7 +120,7 @@ func (r *longRun) provider() *faux.Provider {
 			r.note("request %d: %v", r.requests, err)
 		}
 		if r.latest != "" {
-			if u, ok := req.Messages[0].(providers.UserMessage); !ok || u.Text() != "Summary of the earlier conversation:\n"+r.latest {
+			if u, ok := req.Messages[0].(providers.UserMessage); !ok || !strings.HasPrefix(u.Text(), SummaryLead+r.latest+" ") {
 				r.lost++
 				r.note("request %d does not send the latest summary", r.requests)
 			}
@@ -174,24 +176,28 @@ func TestLongRuns(t *testing.T) {
 		name     string
 		c        loop.Compactor
 		messages int
+		summary  int // the summaries' length
 	}{
-		{"trim", Trim{}, 0},
-		{"trim keeping the first", Trim{KeepFirst: true}, 0},
-		{"summarize", Summarize{}, 0},
-		{"shorten results", ShortenResults{OlderThan: 2}, 0},
-		{"summarize+shorten", Chain(Summarize{}, ShortenResults{OlderThan: 2}), 0},
-		{"shorten+summarize", Chain(ShortenResults{OlderThan: 2}, Summarize{}), 0},
-		{"trim+shorten", Chain(Trim{}, ShortenResults{OlderThan: 2}), 0},
-		{"shorten+trim", Chain(ShortenResults{OlderThan: 2}, Trim{}), 0},
-		{"summarize+trim", Chain(Summarize{}, Trim{KeepFirst: true}), 0},
-		{"trim+summarize", Chain(Trim{KeepFirst: true}, Summarize{}), 0},
-		{"summarize with a window", Summarize{Window: 2400, KeepTurns: 6}, 2400},
-		{"summarize and shorten with a window", Chain(Summarize{Window: 1200, KeepTurns: 6}, ShortenResults{Window: 1200}), 1200},
-		{"chains with windows", Chain(ShortenResults{Window: 1400}, Trim{Window: 1600}, Summarize{Window: 1400}), 1400},
+		{"trim", Trim{}, 0, 0},
+		{"trim keeping the first", Trim{KeepFirst: true}, 0, 0},
+		{"summarize", Summarize{}, 0, 0},
+		{"shorten results", ShortenResults{OlderThan: 2}, 0, 0},
+		{"summarize+shorten", Chain(Summarize{}, ShortenResults{OlderThan: 2}), 0, 0},
+		{"shorten+summarize", Chain(ShortenResults{OlderThan: 2}, Summarize{}), 0, 0},
+		{"trim+shorten", Chain(Trim{}, ShortenResults{OlderThan: 2}), 0, 0},
+		{"shorten+trim", Chain(ShortenResults{OlderThan: 2}, Trim{}), 0, 0},
+		{"summarize+trim", Chain(Summarize{}, Trim{KeepFirst: true}), 0, 0},
+		{"trim+summarize", Chain(Trim{KeepFirst: true}, Summarize{}), 0, 0},
+		{"shorten+summarize+trim", Chain(ShortenResults{OlderThan: 2}, Summarize{}, Trim{KeepFirst: true}), 0, 0},
+		{"summarize twice", Chain(Summarize{}, ShortenResults{}, Summarize{Keep: 0.3}), 0, 0},
+		{"summaries of 100 KB", Chain(Summarize{}, ShortenResults{OlderThan: 2}), 0, 100 << 10},
+		{"summarize with a window", Summarize{Window: 2400, KeepTurns: 6}, 2400, 0},
+		{"summarize and shorten with a window", Chain(Summarize{Window: 1200, KeepTurns: 6}, ShortenResults{Window: 1200}), 1200, 0},
+		{"chains with windows", Chain(ShortenResults{Window: 1400}, Trim{Window: 1600}, Summarize{Window: 1400}), 1400, 0},
 	}
 	for _, tc := range strategies {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &longRun{window: contextWindow - reserve, messages: tc.messages}
+			r := &longRun{window: contextWindow - reserve, messages: tc.messages, summaryBytes: tc.summary}
 			cfg := loop.Config{Provider: r.provider(), Model: providers.Model{ID: "m", ContextWindow: contextWindow, MaxTokens: reserve},
 				Compactor: tc.c, MaxTurns: 100}
 			conv := loop.Conversation{SystemPrompt: "You read pages. " + strings.Repeat("Be brief. ", 30), Tools: []*tools.Tool{sized}}
