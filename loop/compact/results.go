@@ -3,6 +3,7 @@ package compact
 import (
 	"context"
 	"fmt"
+	"math"
 	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/events"
@@ -61,7 +62,7 @@ func (s ShortenResults) view(_ context.Context, in loop.CompactInput) (loop.Comp
 		keep = 256
 	}
 	var send []providers.Message
-	shortened := 0
+	shortened, saved := 0, 0
 	turns := 0
 	for i := len(in.Transcript) - 1; i >= 0; i-- {
 		m := in.Transcript[i]
@@ -69,11 +70,12 @@ func (s ShortenResults) view(_ context.Context, in loop.CompactInput) (loop.Comp
 		case providers.AssistantMessage:
 			turns++
 		case providers.ToolResultMessage:
-			if text := m.Text(); turns >= older && len(text) > 2*keep+64 || len(text) > maxBytes {
+			if n := textBytes(m.Content); turns >= older && n > 2*keep+64 || n > maxBytes {
 				if send == nil {
 					send = append([]providers.Message(nil), in.Transcript...)
 				}
 				send[i] = shorten(m, keep)
+				saved += Tokens(m) - Tokens(send[i])
 				shortened++
 			}
 		}
@@ -81,8 +83,13 @@ func (s ShortenResults) view(_ context.Context, in loop.CompactInput) (loop.Comp
 	if shortened == 0 {
 		return loop.CompactOutput{}, nil
 	}
-	return loop.CompactOutput{Send: send, Event: &events.Compacted{Strategy: "shorten-results", Before: sum(in.Transcript),
-		After: sum(send), Shortened: shortened}}, nil
+	giveUp := math.MaxInt
+	if w := s.windowOf(in); w > 0 {
+		giveUp = 2 * w
+	}
+	before := estimateUpTo(in.Transcript, giveUp)
+	return loop.CompactOutput{Send: send, Event: &events.Compacted{Strategy: "shorten-results", Before: before,
+		After: before - saved, Shortened: shortened}}, nil
 }
 
 // shorten keeps a result's head and tail, marking the cut; its images go.
@@ -98,4 +105,15 @@ func shorten(m providers.ToolResultMessage, keep int) providers.ToolResultMessag
 	cut := len(text) - len(head) - len(tail)
 	m.Content = []providers.Content{providers.Text{Text: fmt.Sprintf("%s\n[… %d bytes of the result of call %s cut to fit the context window …]\n%s", head, cut, m.ToolCallID, tail)}}
 	return m
+}
+
+// textBytes is the length of a result's text, without putting it together.
+func textBytes(content []providers.Content) int {
+	n := 0
+	for _, c := range content {
+		if t, ok := c.(providers.Text); ok {
+			n += len(t.Text)
+		}
+	}
+	return n
 }

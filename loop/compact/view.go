@@ -176,7 +176,7 @@ func fit(in loop.CompactInput, out loop.CompactOutput, w, keep int) loop.Compact
 		view = in.Transcript
 	}
 	send := finish(view)
-	if w > 0 && sum(send) > w {
+	if w > 0 && over(send, w) {
 		in.Transcript = view
 		t := Trim{Window: w}.trim(in, "", summaryBytes(w, 0, 0))
 		send = finish(t.Send)
@@ -187,8 +187,9 @@ func fit(in loop.CompactInput, out loop.CompactOutput, w, keep int) loop.Compact
 			out.Event.After, out.Event.Dropped = t.Event.After, out.Event.Dropped+t.Event.Dropped
 		}
 	}
-	if n := sum(send); w > 0 && keep > 0 && n > w {
-		shortened := 0
+	if w > 0 && keep > 0 && over(send, w) {
+		n := sum(send)
+		before, shortened := n, 0
 		for i, m := range send {
 			r, ok := m.(providers.ToolResultMessage)
 			if !ok || len(r.Text()) <= 2*keep+64 {
@@ -201,13 +202,23 @@ func fit(in loop.CompactInput, out loop.CompactOutput, w, keep int) loop.Compact
 			}
 		}
 		if out.Event == nil {
-			out.Event = &events.Compacted{Strategy: "shorten-results", Before: n}
+			out.Event = &events.Compacted{Strategy: "shorten-results", Before: before}
 		}
 		out.Event.Shortened += shortened
 		out.Event.After = n
 	}
 	out.Send = send
 	return out
+}
+
+// over reports whether msgs together pass w tokens, reading no further
+// than it takes to know.
+func over(msgs []providers.Message, w int) bool {
+	n := 0
+	for i := len(msgs) - 1; i >= 0 && n <= w; i-- {
+		n += Tokens(msgs[i])
+	}
+	return n > w
 }
 
 // sum is the Tokens of msgs together.
