@@ -104,14 +104,14 @@ func (s Summarize) view(ctx context.Context, in loop.CompactInput) (loop.Compact
 // sending estimates the request without compaction: the latest summary
 // (at index at, cut to limit) and everything after what it stands for.
 // Usage reported by a response after the summary counts for all before
-// it; the estimate gives up past giveUp.
+// it, the summary included; the estimate gives up past giveUp.
 func sending(transcript []providers.Message, at int, s providers.SummaryMessage, limit, giveUp int) int {
-	n, from := 0, 0
+	n, from, summary := 0, 0, 0
 	if at >= 0 {
 		s.Summary = cut(s.Summary, limit)
-		n, from = Tokens(s), s.Through
+		summary, from = Tokens(s), s.Through
 	}
-	for i := len(transcript) - 1; i >= from && n <= giveUp; i-- {
+	for i := len(transcript) - 1; i >= from && n+summary <= giveUp; i-- {
 		switch m := transcript[i].(type) {
 		case providers.SummaryMessage:
 			continue
@@ -122,7 +122,7 @@ func sending(transcript []providers.Message, at int, s providers.SummaryMessage,
 		}
 		n += Tokens(transcript[i])
 	}
-	return n
+	return n + summary
 }
 
 // summarize asks the model for a summary of the summary so far and the
