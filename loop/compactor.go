@@ -10,8 +10,9 @@ import (
 
 // A Compactor decides what of a long conversation the next request
 // carries, so that it fits the model's context window (Config.Compactor;
-// package loop/compact has strategies). It must never separate a tool call
-// from its result.
+// package loop/compact has strategies). What it sends must be a request
+// every provider's server accepts: it starts with a user message, and
+// never separates a tool call from its result.
 type Compactor interface {
 	Compact(ctx context.Context, in CompactInput) (CompactOutput, error)
 }

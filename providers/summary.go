@@ -12,10 +12,12 @@ const RoleSummary Role = "summary"
 // its transcript: a summary of them made when the conversation outgrew the
 // model's context window (package loop/compact). It is stored in the
 // transcript, so it survives sessions and is not summarised again; the
-// messages it stands for are kept too, and only left out of requests.
+// messages it stands for are kept too, and only left out of requests. The
+// latest summary is the one sent (as a user message): it was made from
+// the one before. Providers do not send a SummaryMessage themselves.
 type SummaryMessage struct {
 	Summary   string
-	Through   int   // how many of the transcript's first messages it stands for
+	Through   int   // how many of the transcript's first messages it stands for (at most its own index)
 	Timestamp int64 // milliseconds since the Unix epoch
 }
 

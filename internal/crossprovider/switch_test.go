@@ -28,7 +28,9 @@ type wire struct {
 	final func(text string) string
 	new   func(t *testing.T, url string) providers.Provider
 	// check finds what the server would refuse in a request body: a result
-	// that answers no call before it, an id it does not accept.
+	// that answers no call before it, an id it does not accept, a first
+	// message that is not the user's (Anthropic, Gemini), a call turn that
+	// follows neither a user turn nor a function response (Gemini).
 	check func(body map[string]any) error
 }
 
@@ -144,8 +146,11 @@ var wires = []wire{
 		},
 		check: func(body map[string]any) error {
 			open := map[string]bool{}
-			for _, m := range body["messages"].([]any) {
+			for i, m := range body["messages"].([]any) {
 				m := m.(map[string]any)
+				if i == 0 && m["role"] != "user" {
+					return fmt.Errorf("the first message is the %v's, not the user's", m["role"])
+				}
 				results := map[string]bool{}
 				for _, b := range m["content"].([]any) {
 					b := b.(map[string]any)
@@ -194,8 +199,12 @@ var wires = []wire{
 		},
 		check: func(body map[string]any) error {
 			var calls map[string]bool
-			for _, c := range body["contents"].([]any) {
+			prev := ""
+			for i, c := range body["contents"].([]any) {
 				c := c.(map[string]any)
+				if i == 0 && c["role"] != "user" {
+					return fmt.Errorf("the first content is the %v's, not the user's", c["role"])
+				}
 				next := map[string]bool{}
 				for _, p := range c["parts"].([]any) {
 					p := p.(map[string]any)
@@ -213,8 +222,12 @@ var wires = []wire{
 					return fmt.Errorf("calls %v left without responses", calls)
 				}
 				if len(next) > 0 {
+					if prev != "user" {
+						return fmt.Errorf("a function call turn after a %q turn, not a user turn or a function response", prev)
+					}
 					calls = next
 				}
+				prev = fmt.Sprint(c["role"])
 			}
 			return nil
 		},

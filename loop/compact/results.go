@@ -3,6 +3,7 @@ package compact
 import (
 	"context"
 	"fmt"
+	"math"
 	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/events"
@@ -13,8 +14,13 @@ import (
 // ShortenResults cuts tool results in a request down to their head and
 // tail, with a marker saying how much of which call's result was cut: the
 // results older than OlderThan assistant turns, and any larger than
-// MaxBytes. The transcript keeps them whole.
+// MaxBytes. The transcript keeps them whole. When what is left still does
+// not fit the window, it is trimmed (as by Trim), and the event says so.
 type ShortenResults struct {
+	// Window is the tokens a request's messages may hold; 0 means the
+	// model's context window less its output reserve, system prompt and
+	// tools.
+	Window int
 	// OlderThan is how many of the newest assistant turns keep their
 	// results whole; 0 means 4.
 	OlderThan int
@@ -25,9 +31,26 @@ type ShortenResults struct {
 	Keep int
 }
 
-// Compact implements loop.Compactor. It reads the transcript from the end
-// only as far as results stay whole, then shortens what is older.
-func (s ShortenResults) Compact(_ context.Context, in loop.CompactInput) (loop.CompactOutput, error) {
+// Compact implements loop.Compactor.
+func (s ShortenResults) Compact(ctx context.Context, in loop.CompactInput) (loop.CompactOutput, error) {
+	out, err := s.view(ctx, in)
+	if err != nil {
+		return out, err
+	}
+	return fit(in, out, s.windowOf(in), s.keep()), nil
+}
+
+func (s ShortenResults) keep() int {
+	if s.Keep <= 0 {
+		return 256
+	}
+	return s.Keep
+}
+
+func (s ShortenResults) windowOf(in loop.CompactInput) int { return window(in, s.Window) }
+
+// view shortens the results of the view in in.Transcript.
+func (s ShortenResults) view(_ context.Context, in loop.CompactInput) (loop.CompactOutput, error) {
 	older, maxBytes, keep := s.OlderThan, s.MaxBytes, s.Keep
 	if older <= 0 {
 		older = 4
@@ -39,7 +62,7 @@ func (s ShortenResults) Compact(_ context.Context, in loop.CompactInput) (loop.C
 		keep = 256
 	}
 	var send []providers.Message
-	shortened := 0
+	shortened, saved := 0, 0
 	turns := 0
 	for i := len(in.Transcript) - 1; i >= 0; i-- {
 		m := in.Transcript[i]
@@ -47,11 +70,12 @@ func (s ShortenResults) Compact(_ context.Context, in loop.CompactInput) (loop.C
 		case providers.AssistantMessage:
 			turns++
 		case providers.ToolResultMessage:
-			if text := m.Text(); turns >= older && len(text) > 2*keep+64 || len(text) > maxBytes {
+			if n := textBytes(m.Content); turns >= older && n > 2*keep+64 || n > maxBytes {
 				if send == nil {
 					send = append([]providers.Message(nil), in.Transcript...)
 				}
 				send[i] = shorten(m, keep)
+				saved += Tokens(m) - Tokens(send[i])
 				shortened++
 			}
 		}
@@ -59,8 +83,13 @@ func (s ShortenResults) Compact(_ context.Context, in loop.CompactInput) (loop.C
 	if shortened == 0 {
 		return loop.CompactOutput{}, nil
 	}
-	return loop.CompactOutput{Send: send, Event: &events.Compacted{Strategy: "shorten-results", Before: sum(in.Transcript),
-		After: sum(send), Shortened: shortened}}, nil
+	giveUp := math.MaxInt
+	if w := s.windowOf(in); w > 0 {
+		giveUp = 2 * w
+	}
+	before := estimateUpTo(in.Transcript, giveUp)
+	return loop.CompactOutput{Send: send, Event: &events.Compacted{Strategy: "shorten-results", Before: before,
+		After: before - saved, Shortened: shortened}}, nil
 }
 
 // shorten keeps a result's head and tail, marking the cut; its images go.
@@ -76,4 +105,15 @@ func shorten(m providers.ToolResultMessage, keep int) providers.ToolResultMessag
 	cut := len(text) - len(head) - len(tail)
 	m.Content = []providers.Content{providers.Text{Text: fmt.Sprintf("%s\n[… %d bytes of the result of call %s cut to fit the context window …]\n%s", head, cut, m.ToolCallID, tail)}}
 	return m
+}
+
+// textBytes is the length of a result's text, without putting it together.
+func textBytes(content []providers.Content) int {
+	n := 0
+	for _, c := range content {
+		if t, ok := c.(providers.Text); ok {
+			n += len(t.Text)
+		}
+	}
+	return n
 }

@@ -5,29 +5,29 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
 )
 
-// DefaultSummaryPrompt is the system prompt of a summary request.
-const DefaultSummaryPrompt = "You summarise conversations between a user and an AI assistant that uses tools, " +
-	"so that the assistant can go on without the full history. Keep what the user asked for, decisions made, " +
-	"facts learned from tools (file names, values, errors), and what is still to do. Write plain prose, at most " +
-	"a few hundred words. Do not call tools."
-
 // Summarize replaces the older part of a conversation that nears its
 // window with a summary the model writes, keeping the newest turns
 // verbatim. The summary is stored in the transcript (a
-// providers.SummaryMessage): later requests send it in place of what it
-// stands for, and a later summary covers it and what came after, never
-// the original messages again. A summary that fails falls back to Trim,
-// and the event says so.
+// providers.SummaryMessage): every later request sends it, first, in place
+// of what it stands for, however long the conversation grows, and a later
+// summary is made from it and what came after, never from the original
+// messages again. A summary has a bound (SummaryShare, MaxSummaryBytes):
+// a longer one is cut, ending with SummaryCutText. The summary request
+// fits the window with everything it sends: its own prompt, the summary
+// so far and the messages since (the oldest of them left out, as
+// SummaryLeftOut, when they do not all fit). A summary that fails falls
+// back to Trim, and the event says so.
 type Summarize struct {
 	// Window is the tokens a request's messages may hold; 0 means the
 	// model's context window less its output reserve, system prompt and
-	// tools.
+	// tools. A summary request holds no more, its own prompt included.
 	Window int
 	// Threshold is the share of the window past which the older part is
 	// summarised; 0 means 0.8.
@@ -36,8 +36,15 @@ type Summarize struct {
 	// may take; 0 means 0.5.
 	Keep float64
 	// KeepTurns is how many of the newest user and assistant messages are
-	// always sent verbatim; 0 means 4.
+	// sent verbatim even past Keep (never past the window); 0 means 4.
 	KeepTurns int
+	// SummaryShare bounds a summary, as it is sent, to this share of the
+	// window; 0 means 0.2, and more than 0.5 means 0.5.
+	SummaryShare float64
+	// MaxSummaryBytes bounds a summary's text in bytes; 0 means 32 KiB.
+	// A summary past either bound is cut (SummaryCutText), and the rest of
+	// a longer answer is not read.
+	MaxSummaryBytes int
 	// Prompt is the summary request's system prompt; empty means
 	// DefaultSummaryPrompt.
 	Prompt string
@@ -45,115 +52,187 @@ type Summarize struct {
 
 // Compact implements loop.Compactor.
 func (s Summarize) Compact(ctx context.Context, in loop.CompactInput) (loop.CompactOutput, error) {
+	out, err := s.view(ctx, in)
+	if out.Send != nil {
+		out.Send = finish(out.Send)
+	}
+	return out, err
+}
+
+func (s Summarize) windowOf(in loop.CompactInput) int { return window(in, s.Window) }
+
+func (s Summarize) trimmer() Trim { return Trim{Window: s.Window, KeepTurns: s.KeepTurns} }
+
+// view trims, or summarises the older part when what would be sent passes
+// the threshold.
+func (s Summarize) view(ctx context.Context, in loop.CompactInput) (loop.CompactOutput, error) {
 	budget := window(in, s.Window)
-	threshold, keep := or(s.Threshold, 0.8), or(s.Keep, 0.5)
-	trim := Trim{Window: s.Window, KeepTurns: s.KeepTurns}
 	if budget == 0 {
 		return loop.CompactOutput{}, nil
 	}
-	before := estimateUpTo(in.Transcript, 2*budget)
-	t := newestWithin(in.Transcript, int(float64(budget)*keep), trim.keepTurns())
-	if before <= int(float64(budget)*threshold) || t.whole {
-		return trim.trim(in, ""), nil // nothing to summarise yet
+	threshold, keep := or(s.Threshold, 0.8), or(s.Keep, 0.5)
+	trim := s.trimmer()
+	limit := summaryBytes(budget, s.SummaryShare, s.MaxSummaryBytes)
+	at, prev := latest(in.Transcript)
+	before := sending(in.Transcript, at, prev, limit, 2*budget)
+	// The newest messages, with room for the new summary at its longest.
+	room := budget - (len(SummaryLead)+limit)/4 - 4 - leftOutTokens
+	t := newestWithin(in.Transcript, int(float64(budget)*keep), room, trim.keepTurns(), limit)
+	older := in.Transcript[t.from:t.first]
+	if before <= int(float64(budget)*threshold) || t.whole || countMessages(older) == 0 {
+		return trim.trim(in, "", limit), nil // nothing to summarise yet
 	}
-	// Summarise from the last summary's end (or the start) to the tail.
-	from := 0
-	var prev string
+	var so string
 	if t.summary != nil {
-		from, prev = min(t.summary.Through, len(in.Transcript)), t.summary.Summary
+		so = t.summary.Summary
 	}
-	older := in.Transcript[from:t.first]
-	text, err := s.summarize(ctx, in, prev, older, budget)
+	text, err := s.summarize(ctx, in, so, older, budget, limit)
 	if err != nil {
 		if ctx.Err() != nil {
 			return loop.CompactOutput{}, err
 		}
-		return trim.trim(in, "the summary failed ("+err.Error()+"); trimmed instead"), nil
+		return trim.trim(in, "the summary failed ("+err.Error()+"); trimmed instead", limit), nil
 	}
 	summary := providers.SummaryMessage{Summary: text, Through: t.first, Timestamp: providers.Now()}
-	send := append([]providers.Message{summaryText(summary)}, t.msgs...)
-	return loop.CompactOutput{Send: send, Store: summary, Event: &events.Compacted{Strategy: "summarize",
-		Before: before, After: sum(send), Summarized: countMessages(older),
-		Note: fmt.Sprintf("%d messages summarised in %d characters", countMessages(older), len(text))}}, nil
+	view := append([]providers.Message{providers.SummaryMessage{Summary: text, Timestamp: summary.Timestamp}}, t.msgs...)
+	n := countMessages(older)
+	return loop.CompactOutput{Send: view, Store: summary, Event: &events.Compacted{Strategy: "summarize",
+		Before: before, After: sum(view), Summarized: n,
+		Note: fmt.Sprintf("%d messages summarised in %d characters", n, len(text))}}, nil
 }
 
-func (s Trim) keepTurns() int {
-	if s.KeepTurns <= 0 {
-		return 4
+// sending estimates the request without compaction: the latest summary
+// (at index at, cut to limit) and everything after what it stands for.
+// Usage reported by a response after the summary counts for all before
+// it, the summary included; the estimate gives up past giveUp.
+func sending(transcript []providers.Message, at int, s providers.SummaryMessage, limit, giveUp int) int {
+	n, from, summary := 0, 0, 0
+	if at >= 0 {
+		s.Summary = cut(s.Summary, limit)
+		summary, from = Tokens(s), s.Through
 	}
-	return s.KeepTurns
-}
-
-func or(v, def float64) float64 {
-	if v <= 0 || v > 1 {
-		return def
-	}
-	return v
-}
-
-func countMessages(msgs []providers.Message) int {
-	n := 0
-	for _, m := range msgs {
-		if _, ok := m.(providers.SummaryMessage); !ok {
-			n++
+	for i := len(transcript) - 1; i >= from && n+summary <= giveUp; i-- {
+		switch m := transcript[i].(type) {
+		case providers.SummaryMessage:
+			continue
+		case providers.AssistantMessage:
+			if u := m.Usage; i > at && u.Input+u.CacheRead+u.CacheWrite > 0 {
+				return n + u.Input + u.CacheRead + u.CacheWrite + u.Output
+			}
 		}
+		n += Tokens(transcript[i])
 	}
-	return n
+	return n + summary
 }
 
-// summarize asks the model for a summary of the previous summary and the
-// older messages (as much of their newest part as fits the window).
-func (s Summarize) summarize(ctx context.Context, in loop.CompactInput, prev string, older []providers.Message, budget int) (string, error) {
+// summarize asks the model for a summary of the summary so far and the
+// older messages: as many of the newest of them as fit the window with the
+// request's prompt and framing. It reads at most limit bytes of the answer
+// and cuts it to them.
+func (s Summarize) summarize(ctx context.Context, in loop.CompactInput, so string, older []providers.Message, budget, limit int) (string, error) {
 	if in.Provider == nil {
 		return "", errors.New("no provider")
 	}
-	var parts []string
-	used := len(prev) / 4
+	prompt := s.Prompt
+	if prompt == "" {
+		prompt = DefaultSummaryPrompt
+	}
+	text, err := summaryRequestText(so, older, (budget-len(prompt)/4-4-1)*4)
+	if err != nil {
+		return "", err
+	}
+	seq, err := in.Provider.Stream(ctx, &providers.Request{Model: in.Model, SystemPrompt: prompt,
+		Messages: []providers.Message{providers.NewUserText(text)}, Options: in.Options})
+	if err != nil {
+		return "", err
+	}
+	var got strings.Builder
+	var final *providers.AssistantMessage
+	for ev := range seq {
+		if ev.Type == providers.StreamTextDelta {
+			got.WriteString(prefix(ev.Delta, limit+1-got.Len()))
+			if got.Len() > limit {
+				break // enough: the rest would be cut
+			}
+		}
+		if ev.Type == providers.StreamDone || ev.Type == providers.StreamError {
+			final = ev.Message
+		}
+	}
+	answer := got.String()
+	switch {
+	case got.Len() > limit:
+	case final == nil:
+		return "", errors.New("the summary request ended without an answer")
+	case final.StopReason == providers.StopReasonError || final.StopReason == providers.StopReasonAborted:
+		return "", errors.New(final.ErrorMessage)
+	default:
+		answer = final.Text()
+	}
+	answer = strings.TrimSpace(answer)
+	if answer == "" {
+		return "", errors.New("the summary was empty")
+	}
+	return cut(answer, limit), nil
+}
+
+// summaryRequestText is the message of a summary request, at most room
+// bytes: the summary so far, then a line for each of the newest older
+// messages that fit (a line cut to its head and tail past a quarter of the
+// room), the rest as SummaryLeftOut, then SummaryInstruction.
+func summaryRequestText(so string, older []providers.Message, room int) (string, error) {
+	fixed := len(SummaryLeftOut) + 1 + len(SummaryInstruction)
+	if so != "" {
+		fixed += len(SummarySoFar) + len(so) + len(SummaryAfter)
+	}
+	room -= fixed
+	if room <= 0 {
+		return "", errors.New("the summary prompt and the summary so far leave no room in the window")
+	}
+	lineCap := min(max(room/4, 2000), room)
+	var lines []string
+	used := 0
+	leftOut := false
 	for i := len(older) - 1; i >= 0; i-- {
 		line := render(older[i])
 		if line == "" {
 			continue
 		}
-		if used+len(line)/4 > budget {
-			parts = append(parts, "[earlier messages left out]")
+		if len(line)+1 > lineCap {
+			line = prefix(line, lineCap/2-4) + " … " + suffix(line, lineCap/2-4)
+		}
+		if used+len(line)+1 > room {
+			leftOut = true
 			break
 		}
-		used += len(line) / 4
-		parts = append(parts, line)
+		used += len(line) + 1
+		lines = append(lines, line)
 	}
 	var b strings.Builder
-	if prev != "" {
-		b.WriteString("Summary so far:\n" + prev + "\n\nWhat came after:\n")
+	if so != "" {
+		b.WriteString(SummarySoFar + so + SummaryAfter)
 	}
-	for i := len(parts) - 1; i >= 0; i-- {
-		b.WriteString(parts[i])
+	if leftOut {
+		b.WriteString(SummaryLeftOut + "\n")
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		b.WriteString(lines[i])
 		b.WriteString("\n")
 	}
-	b.WriteString("\nSummarise the conversation above.")
-	prompt := s.Prompt
-	if prompt == "" {
-		prompt = DefaultSummaryPrompt
+	b.WriteString(SummaryInstruction)
+	return b.String(), nil
+}
+
+// suffix is s cut to at most its last n bytes on a character boundary.
+func suffix(s string, n int) string {
+	if n >= len(s) {
+		return s
 	}
-	seq, err := in.Provider.Stream(ctx, &providers.Request{Model: in.Model, SystemPrompt: prompt,
-		Messages: []providers.Message{providers.NewUserText(b.String())}, Options: in.Options})
-	if err != nil {
-		return "", err
+	i := len(s) - max(n, 0)
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
 	}
-	var final *providers.AssistantMessage
-	for ev := range seq {
-		if ev.Type == providers.StreamDone || ev.Type == providers.StreamError {
-			final = ev.Message
-		}
-	}
-	switch {
-	case final == nil:
-		return "", errors.New("the summary request ended without an answer")
-	case final.StopReason == providers.StopReasonError || final.StopReason == providers.StopReasonAborted:
-		return "", errors.New(final.ErrorMessage)
-	case strings.TrimSpace(final.Text()) == "":
-		return "", errors.New("the summary was empty")
-	}
-	return strings.TrimSpace(final.Text()), nil
+	return s[i:]
 }
 
 // render is a message as a line of the text a summary is made from.
@@ -171,7 +250,7 @@ func render(m providers.Message) string {
 	case providers.ToolResultMessage:
 		text := m.Text()
 		if len(text) > 2000 {
-			text = text[:1000] + " … " + text[len(text)-1000:]
+			text = prefix(text, 1000) + " … " + suffix(text, 1000)
 		}
 		status := "result"
 		if m.IsError {
