@@ -68,7 +68,7 @@ func (r *run) runParallel(a providers.AssistantMessage, calls, prepared []*call)
 // stack does not cost a stack copy.
 func (r *run) execute(a providers.AssistantMessage, c *call) {
 	if err := r.runBody(c); err != nil {
-		c.failWith(err)
+		c.failWith(err, r.ctx.Err() != nil)
 	}
 	if r.cfg.AfterToolCall != nil {
 		r.after(a, c)
@@ -77,15 +77,21 @@ func (r *run) execute(a providers.AssistantMessage, c *call) {
 }
 
 // failWith turns a body's error into the call's error result: the result
-// it carries (tools.ResultError), or its text.
-func (c *call) failWith(err error) {
-	if res, ok := tools.AsResultError(err); ok {
-		c.result, c.isError, c.outcome = res, true, events.OutcomeFailed
-		return
-	}
+// it carries (tools.ResultError), or its text. The outcome is timeout when
+// the body passed its own timeout, aborted when the run was cancelled by
+// the time the body gave up (the model still reads the body's own words),
+// failed otherwise.
+func (c *call) failWith(err error, cancelled bool) {
 	how := events.OutcomeFailed
-	if errors.Is(err, errTimedOut) {
+	switch {
+	case errors.Is(err, errTimedOut):
 		how = events.OutcomeTimeout
+	case cancelled:
+		how = events.OutcomeAborted
+	}
+	if res, ok := tools.AsResultError(err); ok {
+		c.result, c.isError, c.outcome = res, true, how
+		return
 	}
 	c.fail(how, err.Error())
 }
@@ -189,8 +195,10 @@ func (r *run) runBodyWithin(ctx context.Context, c *call, timeout time.Duration)
 	case o := <-done:
 		if o.err == nil {
 			c.result = o.res
-		} else if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return timedOut(c.tc.Name, timeout) // the body gave up on the same deadline
+		} else if r.ctx.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// The body gave up on the same deadline: its own, not the
+			// run's (a run whose deadline passed is cancelled).
+			return timedOut(c.tc.Name, timeout)
 		}
 		return o.err
 	case <-timer.C:
