@@ -110,24 +110,6 @@ type timeoutError struct{ text string }
 func (e *timeoutError) Error() string        { return e.text }
 func (e *timeoutError) Is(target error) bool { return target == errTimedOut }
 
-// capResult replaces a result whose text is over MaxResultBytes with an
-// error result saying so.
-func (r *run) capResult(c *call) {
-	if n, max := textBytes(c.result.Content), limit(r.cfg.MaxResultBytes, DefaultMaxResultBytes); n > max {
-		c.fail(events.OutcomeResultTooLarge, oversizedResultText(c.tc.Name, n, max))
-	}
-}
-
-func textBytes(content []providers.Content) int {
-	n := 0
-	for _, b := range content {
-		if t, ok := b.(providers.Text); ok {
-			n += len(t.Text)
-		}
-	}
-	return n
-}
-
 // updates forwards a body's partial results as events until the body is
 // over; later calls are ignored.
 type updates struct {

@@ -34,7 +34,7 @@ func oversizedArgsText(name string, n, max int) string {
 }
 
 func oversizedResultText(name string, n, max int) string {
-	return fmt.Sprintf("Tool %s returned %d bytes of text, more than the limit of %d bytes that can be sent back. "+
+	return fmt.Sprintf("Tool %s returned %d bytes of content, more than the limit of %d bytes that can be sent back. "+
 		"Ask for less (a narrower query, a range, a summary).", name, n, max)
 }
 
