@@ -29,7 +29,9 @@ func TestOmittedImageText(t *testing.T) {
 // what is kept stays within the cap.
 func TestResultCapCountsEveryKind(t *testing.T) {
 	const max = 4096
-	img := func(n int) providers.Image { return providers.Image{Data: strings.Repeat("A", n), MIMEType: "image/png"} }
+	img := func(n int) providers.Image {
+		return providers.Image{Data: strings.Repeat("A", n), MIMEType: "image/png"}
+	}
 	text := func(n int) providers.Text { return providers.Text{Text: strings.Repeat("t", n)} }
 	omitted := providers.Text{Text: OmittedImageText}
 	tooLarge := func(n int) []providers.Content {
