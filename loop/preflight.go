@@ -109,7 +109,7 @@ func (r *run) preflight(a providers.AssistantMessage, c *call) (refused *call) {
 		return c.fail(events.OutcomeUnknownTool, notFoundText(c.tc.Name))
 	}
 	// Did the arguments arrive whole, within bounds, as an object?
-	if n, max := max(len(c.tc.RawArguments), c.tc.ArgumentBytes), r.cfg.RequestOptions.ArgumentLimit(); max >= 0 && n > max {
+	if n, max := argumentBytes(c.tc), r.cfg.RequestOptions.ArgumentLimit(); max >= 0 && n > max {
 		return c.fail(events.OutcomeInvalid, oversizedArgsText(c.tc.Name, n, max))
 	}
 	if raw := strings.TrimSpace(c.tc.RawArguments); raw != "" && raw[0] != '{' && json.Valid([]byte(raw)) {
@@ -151,6 +151,17 @@ func (r *run) preflight(a providers.AssistantMessage, c *call) (refused *call) {
 	}
 	c.inv = inv
 	return nil
+}
+
+// argumentBytes is the size of a call's argument text: as streamed, or
+// for a call that came with parsed arguments only (a provider that does
+// not stream them as text, a transcript built by hand), about the size of
+// their JSON, so that no call escapes MaxArgumentBytes.
+func argumentBytes(tc providers.ToolCall) int {
+	if n := max(len(tc.RawArguments), tc.ArgumentBytes); n > 0 || len(tc.Arguments) == 0 {
+		return n
+	}
+	return jsonSize(tc.Arguments, int(^uint(0)>>1))
 }
 
 // before calls the policy hook with a copy of the arguments; a panic is an
