@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/internal/partialjson"
+	"github.com/agentloop/agentloop/internal/quote"
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/tools"
@@ -310,7 +311,7 @@ func textExcerpt(content []providers.Content, n, max int) string {
 		}
 	}
 	slices.Reverse(tail)
-	return joinExcerpt(strings.Join(head, ""), strings.Join(tail, ""), n, max)
+	return quote.Join(strings.Join(head, ""), strings.Join(tail, ""), n, max)
 }
 
 // unfence takes JSON out of a Markdown code fence, if it is in one.

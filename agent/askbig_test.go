@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"iter"
 	"strings"
@@ -269,5 +270,27 @@ func TestAskMisfitQuotesExcerpt(t *testing.T) {
 				t.Fatalf("error %v", err)
 			}
 		})
+	}
+}
+
+// TestAskToolMisfitBounded: a final-answer call within the argument cap
+// but nested deep, whose validation listing would be a hundred times its
+// size, comes back to the model cut to MaxResultBytes.
+func TestAskToolMisfitBounded(t *testing.T) {
+	nested := strings.Repeat("[", 90) + strings.Repeat("0,", 30000) + "0" + strings.Repeat("]", 90)
+	raw := `{"number":"INV-7","total":` + nested + `,"paid":true}`
+	var args map[string]any
+	if err := json.Unmarshal([]byte(raw), &args); err != nil {
+		t.Fatal(err)
+	}
+	p := &bulky{replies: []providers.AssistantMessage{
+		{Content: []providers.Content{providers.ToolCall{ID: "a", Name: "final_answer", RawArguments: raw, Arguments: args}}}}}
+	a := mustNew(Options{Config: loop.Config{Provider: p, Model: model, MaxResultBytes: 16 << 10,
+		RequestOptions: providers.RequestOptions{MaxArgumentBytes: 128 << 10}}})
+	_, err := AskWith[invoice](context.Background(), a, "?", AskOptions{Mode: AskTool, MaxAttempts: 2})
+	sent := p.sent()
+	var ae *AnswerError
+	if !errors.As(err, &ae) || len(sent) != 2 || sent[1].last > 16<<10+64 || len(ae.Problem) > MaxQuotedAnswerBytes+64 {
+		t.Fatalf("error %v; requests %v", err, sent)
 	}
 }

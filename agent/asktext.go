@@ -2,7 +2,8 @@ package agent
 
 import (
 	"fmt"
-	"unicode/utf8"
+
+	"github.com/agentloop/agentloop/internal/quote"
 )
 
 // The texts the model reads while Ask waits for its answer; see the
@@ -74,31 +75,8 @@ func oversizedAnswerText(n, max int, excerpt string) string {
 
 // ExcerptMarker formats the note that stands for the middle of a quote cut
 // to MaxQuotedAnswerBytes: n bytes left out.
-func ExcerptMarker(n int) string {
-	return fmt.Sprintf("\n[... %d bytes left out ...]\n", n)
-}
+func ExcerptMarker(n int) string { return quote.Marker(n) }
 
 // excerpt returns s when it is at most max bytes, or its head and its
-// tail, at most max bytes in all, around ExcerptMarker, cut at rune
-// boundaries.
-func excerpt(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	return joinExcerpt(s, s, len(s), max)
-}
-
-// joinExcerpt is the excerpt of a text of n bytes, more than max, from its
-// first bytes (head) and its last (tail), each at least max/2 bytes and a
-// rune longer when the text has them.
-func joinExcerpt(head, tail string, n, max int) string {
-	h := min(len(head), max/2)
-	for h > 0 && h < len(head) && !utf8.RuneStart(head[h]) {
-		h--
-	}
-	t := len(tail) - min(len(tail), max-max/2)
-	for t > 0 && t < len(tail) && !utf8.RuneStart(tail[t]) {
-		t++
-	}
-	return head[:h] + ExcerptMarker(n-h-(len(tail)-t)) + tail[t:]
-}
+// tail, at most max bytes in all, around ExcerptMarker.
+func excerpt(s string, max int) string { return quote.Excerpt(s, max) }

@@ -2,12 +2,14 @@ package loop
 
 import (
 	"context"
+	"encoding/json"
 	"iter"
 	"strings"
 	"testing"
 
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/faux"
 	"github.com/agentloop/agentloop/tools"
 )
 
@@ -61,5 +63,44 @@ func TestArgumentCapWithoutText(t *testing.T) {
 	}
 	if ends := rec.ends(); ends[0].Outcome != events.OutcomeInvalid || ends[1].Outcome != events.OutcomeInvalid || ran != 1 {
 		t.Fatalf("outcomes %s %s, %d bodies ran", ends[0].Outcome, ends[1].Outcome, ran)
+	}
+}
+
+// TestRefusalCap: a refusal whose listing quotes arguments nested deep
+// (within MaxArgumentBytes, but a hundred times larger indented) is cut to
+// MaxResultBytes, head and tail, the listing kept; so is a policy hook's
+// long reason. A short refusal is the reference's text, untouched.
+func TestRefusalCap(t *testing.T) {
+	const maxResult = 16 << 10
+	nested := strings.Repeat("[", 90) + strings.Repeat("0,", 30000) + "0" + strings.Repeat("]", 90)
+	deep := faux.Call("a", "echo", nil)
+	deep.RawArguments = `{"label":` + nested + `}`
+	if err := json.Unmarshal([]byte(deep.RawArguments), &deep.Arguments); err != nil {
+		t.Fatal(err)
+	}
+	notObject := faux.Call("b", "echo", nil)
+	notObject.RawArguments = nested
+	blocked := faux.Call("c", "echo", map[string]any{"label": "block me"})
+	small := faux.Call("d", "echo", map[string]any{"label": map[string]any{"x": 1.0}})
+	p := &parsedOnly{calls: []providers.ToolCall{deep, notObject, blocked, small}}
+	cfg := Config{MaxResultBytes: maxResult, RequestOptions: providers.RequestOptions{MaxArgumentBytes: 128 << 10},
+		BeforeToolCall: func(_ context.Context, c BeforeCall) (BeforeResult, error) {
+			return BeforeResult{Block: c.Call.ID == "c", Reason: "no: " + strings.Repeat("r", 100000) + " end"}, nil
+		}}
+	echo := echoTool(t, "echo", nil)
+	msgs, _ := runLoop(t, context.Background(), p, []*tools.Tool{echo}, cfg)
+	for i, want := range []struct{ head, tail string }{
+		{"Validation failed for tool \"echo\":\n  - label: must be string\n\nReceived arguments:\n{\n  \"label\": [\n", "\n  ]\n}"},
+		{"Validation failed for tool \"echo\":\n  - root: must be object\n\nReceived arguments:\n[\n", "\n]"},
+		{"no: rrrr", "rrrr end"},
+	} {
+		text := msgs[2+i].(providers.ToolResultMessage).Text()
+		if len(text) > maxResult+64 || !strings.HasPrefix(text, want.head) || !strings.HasSuffix(text, want.tail) || !strings.Contains(text, " bytes left out ...]\n") {
+			t.Fatalf("refusal %d: %d bytes: %.300q ... %q", i, len(text), text, text[max(0, len(text)-100):])
+		}
+	}
+	want := "Validation failed for tool \"echo\":\n  - label: must be string\n\nReceived arguments:\n{\n  \"label\": {\n    \"x\": 1\n  }\n}"
+	if text := msgs[5].(providers.ToolResultMessage).Text(); text != want {
+		t.Fatalf("the small call: %q", text)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/events"
+	"github.com/agentloop/agentloop/internal/quote"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/tools"
 )
@@ -97,8 +98,31 @@ func (c *call) fail(how events.Outcome, text string) *call {
 
 // preflight answers the questions a call must pass before its body may run,
 // in order. It returns nil when the call is prepared (c.tool and c.inv are
-// set), or c itself holding the error result that stands instead.
+// set), or c itself holding the error result that stands instead, its
+// text held to MaxResultBytes.
 func (r *run) preflight(a providers.AssistantMessage, c *call) (refused *call) {
+	if refused = r.check(a, c); refused != nil {
+		r.capRefusal(c)
+	}
+	return refused
+}
+
+// capRefusal cuts a refusal's text that passes MaxResultBytes to an excerpt
+// of that size, its head and its tail (agent.ExcerptMarker's note between
+// them): a validation listing quotes the arguments received, indented,
+// and arguments within MaxArgumentBytes, nested deep, can make it a
+// hundred times their size.
+func (r *run) capRefusal(c *call) {
+	max := limit(r.cfg.MaxResultBytes, DefaultMaxResultBytes)
+	if len(c.result.Content) == 1 {
+		if t, ok := c.result.Content[0].(providers.Text); ok && len(t.Text) > max {
+			c.result.Content = []providers.Content{providers.Text{Text: quote.Excerpt(t.Text, max)}}
+		}
+	}
+}
+
+// check is preflight's questions.
+func (r *run) check(a providers.AssistantMessage, c *call) (refused *call) {
 	// May the message make this call (an id of its own, within MaxToolCalls)?
 	if c.refusal != "" {
 		return c.fail(events.OutcomeRefused, c.refusal)
