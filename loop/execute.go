@@ -198,7 +198,11 @@ func (r *run) after(a providers.AssistantMessage, c *call) {
 			Result: c.result, IsError: c.isError, Conversation: r.c})
 	}()
 	if err != nil {
-		c.fail(events.OutcomeFailed, err.Error())
+		how := events.OutcomeFailed
+		if r.ctx.Err() != nil { // it gave up because the run was cancelled
+			how = events.OutcomeAborted
+		}
+		c.fail(how, err.Error())
 		return
 	}
 	if o.Content != nil {
@@ -213,7 +217,7 @@ func (r *run) after(a providers.AssistantMessage, c *call) {
 	if o.Terminate != nil {
 		c.result.Terminate = *o.Terminate
 	}
-	if o.IsError != nil {
+	if o.IsError != nil && *o.IsError != c.isError {
 		c.isError, c.outcome = *o.IsError, "" // the outcome follows the hook's word
 	}
 }

@@ -132,3 +132,68 @@ type cancelKey struct{}
 func cancelRun(ctx context.Context) context.CancelFunc {
 	return ctx.Value(cancelKey{}).(context.CancelFunc)
 }
+
+// TestHookOutcomes: hooks do not turn a cancelled call into a failure. An
+// after-call hook that passes IsError through keeps the body's outcome
+// (aborted, timeout); a hook that gives up because the run was cancelled
+// ends the call aborted, with its own words; one that fails while the run
+// goes on is a failure (after) or a block (before).
+func TestHookOutcomes(t *testing.T) {
+	honour := func(ctx context.Context, _ labelArgs) (tools.Result, error) {
+		<-ctx.Done()
+		return tools.Result{}, ctx.Err()
+	}
+	cancelling := func(ctx context.Context, _ labelArgs) (tools.Result, error) {
+		cancelRun(ctx)()
+		<-ctx.Done()
+		return tools.Result{}, ctx.Err()
+	}
+	fine := func(context.Context, labelArgs) (tools.Result, error) { return tools.TextResult("fine"), nil }
+	passThrough := func(_ context.Context, c AfterCall) (AfterResult, error) { return AfterResult{IsError: &c.IsError}, nil }
+	tests := []struct {
+		name    string
+		timeout time.Duration
+		body    tools.Func[labelArgs, tools.Result]
+		before  func(context.Context, BeforeCall) (BeforeResult, error)
+		after   func(context.Context, AfterCall) (AfterResult, error)
+		outcome events.Outcome
+		text    string
+	}{
+		{"after passes a cancelled body's error through", 0, cancelling, nil, passThrough, events.OutcomeAborted, "context canceled"},
+		{"after passes a timeout through", 10 * time.Millisecond, honour, nil, passThrough, events.OutcomeTimeout, "Tool w timed out after 10ms"},
+		{"after gives up on the cancelled run", 0, fine, nil, func(ctx context.Context, _ AfterCall) (AfterResult, error) {
+			cancelRun(ctx)()
+			return AfterResult{}, ctx.Err()
+		}, events.OutcomeAborted, "context canceled"},
+		{"after fails, the run going on", 0, fine, nil, func(context.Context, AfterCall) (AfterResult, error) {
+			return AfterResult{}, errors.New("audit log down")
+		}, events.OutcomeFailed, "audit log down"},
+		{"after makes an error ok", 0, cancelling, nil, func(context.Context, AfterCall) (AfterResult, error) {
+			no := false
+			return AfterResult{IsError: &no, Content: []providers.Content{providers.Text{Text: "stopped as asked"}}}, nil
+		}, events.OutcomeOK, "stopped as asked"},
+		{"before gives up on the cancelled run", 0, fine, func(ctx context.Context, _ BeforeCall) (BeforeResult, error) {
+			cancelRun(ctx)()
+			return BeforeResult{}, ctx.Err()
+		}, nil, events.OutcomeAborted, "context canceled"},
+		{"before fails, the run going on", 0, fine, func(context.Context, BeforeCall) (BeforeResult, error) {
+			return BeforeResult{}, errors.New("policy server down")
+		}, nil, events.OutcomeBlocked, "policy server down"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			ctx = context.WithValue(ctx, cancelKey{}, cancel)
+			w := toolWith(t, tools.Config{Name: "w", Timeout: tt.timeout}, tt.body)
+			p := faux.New(faux.Reply(faux.Call("a", "w", map[string]any{"label": "1"})), faux.Reply(faux.Text("done")))
+			msgs, rec := runLoop(t, ctx, p, []*tools.Tool{w}, Config{BeforeToolCall: tt.before, AfterToolCall: tt.after})
+			if ends := rec.ends(); len(ends) != 1 || ends[0].Outcome != tt.outcome {
+				t.Fatalf("ends %+v, want %s", ends, tt.outcome)
+			}
+			if tr := msgs[2].(providers.ToolResultMessage); tr.Text() != tt.text {
+				t.Fatalf("the model reads %q, want %q", tr.Text(), tt.text)
+			}
+		})
+	}
+}

@@ -152,6 +152,9 @@ func (r *run) check(a providers.AssistantMessage, c *call) (refused *call) {
 		decision, err := r.before(a, c, inv)
 		switch {
 		case err != nil: // as in the reference, a failing hook's message wins
+			if r.ctx.Err() != nil { // though it failed because the run was cancelled
+				return c.fail(events.OutcomeAborted, err.Error())
+			}
 			return c.fail(events.OutcomeBlocked, err.Error())
 		case r.ctx.Err() != nil: // and an abort wins over a decision
 			return c.fail(events.OutcomeAborted, AbortedText)
