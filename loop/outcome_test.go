@@ -149,7 +149,9 @@ func TestHookOutcomes(t *testing.T) {
 		return tools.Result{}, ctx.Err()
 	}
 	fine := func(context.Context, labelArgs) (tools.Result, error) { return tools.TextResult("fine"), nil }
-	passThrough := func(_ context.Context, c AfterCall) (AfterResult, error) { return AfterResult{IsError: &c.IsError}, nil }
+	passThrough := func(_ context.Context, c AfterCall) (AfterResult, error) {
+		return AfterResult{IsError: &c.IsError}, nil
+	}
 	tests := []struct {
 		name    string
 		timeout time.Duration
