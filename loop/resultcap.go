@@ -39,9 +39,6 @@ func (r *run) capResult(c *call) {
 	case max == 0:
 		max = DefaultMaxResultBytes
 	}
-	if c.result.Details != nil && !jsonWithin(c.result.Details, max) {
-		c.result.Details = nil
-	}
 	fixed, images := 0, 0
 	for _, b := range c.result.Content {
 		if img, ok := b.(providers.Image); ok {
@@ -52,14 +49,20 @@ func (r *run) capResult(c *call) {
 	}
 	switch {
 	case fixed+images <= max:
-		return
 	case fixed <= max:
-		if kept, ok := fitImages(c.result.Content, max-fixed); ok {
-			c.result.Content = kept
+		kept, ok := fitImages(c.result.Content, max-fixed)
+		if !ok {
+			c.fail(events.OutcomeResultTooLarge, oversizedResultText(c.tc.Name, fixed+images, max))
 			return
 		}
+		c.result.Content = kept
+	default: // the error result's details are its own, empty
+		c.fail(events.OutcomeResultTooLarge, oversizedResultText(c.tc.Name, fixed+images, max))
+		return
 	}
-	c.fail(events.OutcomeResultTooLarge, oversizedResultText(c.tc.Name, fixed+images, max))
+	if c.result.Details != nil && !jsonWithin(c.result.Details, max) {
+		c.result.Details = nil
+	}
 }
 
 // fitImages returns content with each image that does not fit in the
