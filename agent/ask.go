@@ -267,7 +267,7 @@ func misfit(err error, answer string) string {
 		return err.Error()
 	}
 	listing := *ve
-	listing.Received = nil
+	listing.Received = nil // its text ends with the value received: "null"
 	return strings.TrimSuffix(listing.Error(), "null") + excerpt(answer, MaxQuotedAnswerBytes/2)
 }
 

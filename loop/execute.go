@@ -16,7 +16,7 @@ import (
 func (r *run) runSequential(a providers.AssistantMessage, calls []*call) []*call {
 	for i, c := range calls {
 		r.emitStart(c)
-		if r.preflight(a, c) == nil {
+		if r.prepare(a, c) == nil {
 			r.execute(a, c)
 		}
 		r.emitEnd(c)
@@ -36,7 +36,7 @@ func (r *run) runParallel(a providers.AssistantMessage, calls, prepared []*call)
 	seen := len(calls)
 	for i, c := range calls {
 		r.emitStart(c)
-		if r.preflight(a, c) != nil {
+		if r.prepare(a, c) != nil {
 			r.emitEnd(c)
 		} else {
 			prepared = append(prepared, c)

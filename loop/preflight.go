@@ -96,22 +96,21 @@ func (c *call) fail(how events.Outcome, text string) *call {
 	return c
 }
 
-// preflight answers the questions a call must pass before its body may run,
-// in order. It returns nil when the call is prepared (c.tool and c.inv are
-// set), or c itself holding the error result that stands instead, its
-// text held to MaxResultBytes.
-func (r *run) preflight(a providers.AssistantMessage, c *call) (refused *call) {
-	if refused = r.check(a, c); refused != nil {
+// prepare runs the preflight on a call: nil when the call is prepared,
+// or c itself holding the error result that stands instead, its text held
+// to MaxResultBytes.
+func (r *run) prepare(a providers.AssistantMessage, c *call) (refused *call) {
+	if refused = r.preflight(a, c); refused != nil {
 		r.capRefusal(c)
 	}
 	return refused
 }
 
 // capRefusal cuts a refusal's text that passes MaxResultBytes to an excerpt
-// of that size, its head and its tail (agent.ExcerptMarker's note between
-// them): a validation listing quotes the arguments received, indented,
-// and arguments within MaxArgumentBytes, nested deep, can make it a
-// hundred times their size.
+// of that size, its head and its tail around a note of the bytes left out
+// (agent.ExcerptMarker): a validation listing quotes the arguments
+// received, indented, and arguments within MaxArgumentBytes, nested deep,
+// can make it a hundred times their size.
 func (r *run) capRefusal(c *call) {
 	max := limit(r.cfg.MaxResultBytes, DefaultMaxResultBytes)
 	if len(c.result.Content) == 1 {
@@ -121,8 +120,10 @@ func (r *run) capRefusal(c *call) {
 	}
 }
 
-// check is preflight's questions.
-func (r *run) check(a providers.AssistantMessage, c *call) (refused *call) {
+// preflight answers the questions a call must pass before its body may run,
+// in order. It returns nil when the call is prepared (c.tool and c.inv are
+// set), or c itself holding the error result that stands instead.
+func (r *run) preflight(a providers.AssistantMessage, c *call) (refused *call) {
 	// May the message make this call (an id of its own, within MaxToolCalls)?
 	if c.refusal != "" {
 		return c.fail(events.OutcomeRefused, c.refusal)
