@@ -80,8 +80,10 @@ type Config struct {
 	// image's encoded data). A result whose text passes it becomes an error
 	// result saying so; images that do not fit beside the rest are each
 	// replaced by OmittedImageText. Details larger than the cap are dropped.
-	// It holds for every executed call's result: the body's, an error
-	// result, and one AfterToolCall rewrote. 0 means DefaultMaxResultBytes,
+	// It holds for every executed call's result (the body's, an error
+	// result, one AfterToolCall rewrote) and the body's progress reports; a
+	// refusal's text past it is cut to head and tail. 0 means
+	// DefaultMaxResultBytes,
 	// negative means no cap. (The cap on a call's arguments is a request
 	// option: RequestOptions.MaxArgumentBytes.)
 	MaxResultBytes int

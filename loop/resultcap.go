@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/tools"
 )
 
 // OmittedImageText stands in a tool result for an image that did not fit
@@ -32,37 +33,57 @@ const blockOverhead = 16
 // The result's content slice belongs to the tool: a cut result is a new
 // slice.
 func (r *run) capResult(c *call) {
-	max := r.cfg.MaxResultBytes
+	res, n, ok := capped(c.result, r.cfg.MaxResultBytes)
+	if !ok { // the error result's details are its own, empty
+		c.fail(events.OutcomeResultTooLarge, oversizedResultText(c.tc.Name, n, limit(r.cfg.MaxResultBytes, DefaultMaxResultBytes)))
+		return
+	}
+	c.result = res
+}
+
+// capPartial holds a body's progress report to MaxResultBytes as capResult
+// holds its result; a report too large to hold says so in the words of
+// the error result it would be.
+func (r *run) capPartial(c *call, p tools.Result) tools.Result {
+	res, n, ok := capped(p, r.cfg.MaxResultBytes)
+	if !ok {
+		return errorResult(oversizedResultText(c.tc.Name, n, limit(r.cfg.MaxResultBytes, DefaultMaxResultBytes)))
+	}
+	return res
+}
+
+// capped is res held to the cap max (0 the default, negative none): its
+// images that do not fit replaced, its details dropped when too large; or
+// false and the size of its content when that cannot fit.
+func capped(res tools.Result, max int) (_ tools.Result, size int, ok bool) {
 	switch {
 	case max < 0:
-		return
+		return res, 0, true
 	case max == 0:
 		max = DefaultMaxResultBytes
 	}
 	fixed, images := 0, 0
-	for _, b := range c.result.Content {
+	for _, b := range res.Content {
 		if img, ok := b.(providers.Image); ok {
 			images += imageSize(img)
 		} else {
 			fixed += blockSize(b)
 		}
 	}
-	switch {
-	case fixed+images <= max:
-	case fixed <= max:
-		kept, ok := fitImages(c.result.Content, max-fixed)
-		if !ok {
-			c.fail(events.OutcomeResultTooLarge, oversizedResultText(c.tc.Name, fixed+images, max))
-			return
+	if fixed+images > max {
+		if fixed > max {
+			return res, fixed + images, false
 		}
-		c.result.Content = kept
-	default: // the error result's details are its own, empty
-		c.fail(events.OutcomeResultTooLarge, oversizedResultText(c.tc.Name, fixed+images, max))
-		return
+		kept, ok := fitImages(res.Content, max-fixed)
+		if !ok {
+			return res, fixed + images, false
+		}
+		res.Content = kept
 	}
-	if c.result.Details != nil && !jsonWithin(c.result.Details, max) {
-		c.result.Details = nil
+	if res.Details != nil && !jsonWithin(res.Details, max) {
+		res.Details = nil
 	}
+	return res, fixed + images, true
 }
 
 // fitImages returns content with each image that does not fit in the

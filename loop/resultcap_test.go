@@ -163,3 +163,36 @@ func TestResultCapLeavesToolsContent(t *testing.T) {
 		}
 	}
 }
+
+// TestResultCapPartials: progress reports are held to the cap as results
+// are: an image that does not fit is replaced, text that does not fit
+// says so; a report that fits is published as it is.
+func TestResultCapPartials(t *testing.T) {
+	w := echoTool(t, "t", func(ctx context.Context, _ labelArgs) (tools.Result, error) {
+		tools.ReportProgress(ctx, tools.Result{Content: []providers.Content{providers.Text{Text: "frame"}, providers.Image{Data: strings.Repeat("A", 9000), MIMEType: "image/png"}}})
+		tools.ReportProgress(ctx, tools.TextResult(strings.Repeat("l", 9000)))
+		tools.ReportProgress(ctx, tools.TextResult("half way"))
+		return tools.TextResult("ok"), nil
+	})
+	p := faux.New(faux.Reply(faux.Call("a", "t", map[string]any{"label": "1"})), faux.Reply())
+	_, rec := runLoop(t, context.Background(), p, []*tools.Tool{w}, Config{MaxResultBytes: 4096})
+	var got [][]providers.Content
+	for _, e := range rec.all() {
+		if u, ok := e.(events.ToolExecutionUpdate); ok {
+			got = append(got, u.Partial.Content)
+		}
+	}
+	want := [][]providers.Content{
+		{providers.Text{Text: "frame"}, providers.Text{Text: OmittedImageText}},
+		{providers.Text{Text: oversizedResultText("t", 9016, 4096)}},
+		{providers.Text{Text: "half way"}},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d updates", len(got))
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Fatalf("update %d: %.200v", i, got[i])
+		}
+	}
+}
