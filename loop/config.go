@@ -83,9 +83,8 @@ type Config struct {
 	// It holds for every executed call's result (the body's, an error
 	// result, one AfterToolCall rewrote) and the body's progress reports; a
 	// refusal's text past it is cut to head and tail. 0 means
-	// DefaultMaxResultBytes,
-	// negative means no cap. (The cap on a call's arguments is a request
-	// option: RequestOptions.MaxArgumentBytes.)
+	// DefaultMaxResultBytes, negative means no cap. (The cap on a call's
+	// arguments is a request option: RequestOptions.MaxArgumentBytes.)
 	MaxResultBytes int
 
 	// BeforeToolCall is the policy gate. It runs after validation and may
