@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/internal/partialjson"
+	"github.com/agentloop/agentloop/internal/quote"
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/tools"
@@ -49,10 +52,14 @@ type AskOptions struct {
 type AnswerError struct {
 	Attempts int
 	// Answer is the last answer as the model wrote it (its JSON text, or
-	// the final-answer tool's arguments).
+	// the final-answer tool's arguments); an answer larger than the cap on
+	// tool arguments (RequestOptions.MaxArgumentBytes) is kept as an
+	// excerpt of that size, its head and its tail (the whole answer is in
+	// the transcript).
 	Answer string
 	// Problem is what was wrong with it: the validation listing, a cut-off
-	// answer, an answer in prose.
+	// answer, an answer in prose, one too large; at most
+	// MaxQuotedAnswerBytes, cut as the corrections cut it.
 	Problem string
 }
 
@@ -74,15 +81,20 @@ func Ask[T any](ctx context.Context, a *Agent, prompt string) (T, error) {
 // with the preflight's listing of what is wrong and the model tries again,
 // up to MaxAttempts answers, after which AskWith returns an *AnswerError
 // holding the last answer and its problem. An answer cut off at the token
-// limit is never accepted, even when its JSON happens to parse. Every
-// attempt is in the events and the transcript, as any turn is.
+// limit is never accepted, even when its JSON happens to parse. An answer
+// is held to the cap on tool arguments, RequestOptions.MaxArgumentBytes,
+// whichever way it comes: through the final-answer tool the preflight
+// refuses a larger one, and a native answer larger than it is refused
+// unread. A correction quotes at most MaxQuotedAnswerBytes of the answer
+// and its problem. Every attempt is in the events and the transcript, as
+// any turn is.
 func AskWith[T any](ctx context.Context, a *Agent, prompt string, opts AskOptions) (T, error) {
 	var zero T
 	if opts.Name == "" {
 		opts.Name = "final_answer"
 	}
 	if opts.Description == "" {
-		opts.Description = "Give the final answer. If it is refused, correct what the refusal names and give it again."
+		opts.Description = AnswerDescription
 	}
 	if opts.MaxAttempts <= 0 {
 		opts.MaxAttempts = 3
@@ -94,7 +106,7 @@ func AskWith[T any](ctx context.Context, a *Agent, prompt string, opts AskOption
 			st.answer = in
 			st.answered = true
 			st.mu.Unlock()
-			return tools.Result{Content: []providers.Content{providers.Text{Text: "Answer accepted."}}, Terminate: true}, nil
+			return tools.Result{Content: []providers.Content{providers.Text{Text: AnswerAcceptedText}}, Terminate: true}, nil
 		})
 	if err != nil {
 		return zero, err
@@ -104,6 +116,7 @@ func AskWith[T any](ctx context.Context, a *Agent, prompt string, opts AskOption
 	if err != nil {
 		return zero, err
 	}
+	st.maxBytes = cfg.RequestOptions.ArgumentLimit()
 	st.native = opts.Mode == AskNative
 	if so, ok := cfg.Provider.(providers.StructuredOutput); ok && opts.Mode == AskAuto {
 		st.native = so.StructuredOutput()
@@ -127,9 +140,10 @@ func AskWith[T any](ctx context.Context, a *Agent, prompt string, opts AskOption
 
 // asking is the state of one AskWith.
 type asking struct {
-	opts   AskOptions
-	tool   *tools.Tool
-	native bool
+	opts     AskOptions
+	tool     *tools.Tool
+	native   bool
+	maxBytes int // the cap on an answer, or -1 for none
 
 	mu       sync.Mutex
 	answer   any
@@ -147,10 +161,10 @@ func (st *asking) configure(c *loop.Conversation, cfg *loop.Config) {
 	spec := st.tool.Spec()
 	if st.native {
 		cfg.Output = &providers.OutputFormat{Name: spec.Name, Schema: spec.Parameters, Strict: providers.StrictSchema(spec.Parameters)}
-		c.SystemPrompt = joinPrompt(c.SystemPrompt, "When you have the answer, reply with it as JSON that fits the schema given, and nothing else.")
+		c.SystemPrompt = joinPrompt(c.SystemPrompt, NativeAnswerPrompt)
 	} else {
 		c.Tools = append(c.Tools, st.tool)
-		c.SystemPrompt = joinPrompt(c.SystemPrompt, fmt.Sprintf("When you have the answer, give it by calling the %s tool.", spec.Name))
+		c.SystemPrompt = joinPrompt(c.SystemPrompt, toolAnswerPrompt(spec.Name))
 	}
 	stop, follow := cfg.ShouldStopAfterTurn, cfg.FollowUpMessages
 	cfg.ShouldStopAfterTurn = func(ctx context.Context, turn loop.Turn) bool {
@@ -195,13 +209,13 @@ func (st *asking) judge(ctx context.Context, turn loop.Turn) bool {
 		for _, r := range turn.ToolResults {
 			if r.ToolName == st.opts.Name && r.IsError {
 				st.attempts++
-				st.last, st.problem = argumentsOf(m, r.ToolCallID), r.Text()
+				st.last, st.problem = st.bounded(argumentsOf(m, r.ToolCallID)), excerpt(r.Text(), MaxQuotedAnswerBytes)
 			}
 		}
 		if !m.HasToolCalls() && m.StopReason != providers.StopReasonError && m.StopReason != providers.StopReasonAborted {
 			st.attempts++
-			st.last, st.problem = m.Text(), "the answer came as prose, not through the "+st.opts.Name+" tool"
-			st.fix = providers.NewUserText(fmt.Sprintf("Give your final answer by calling the %s tool.", st.opts.Name))
+			st.last, st.problem = st.bounded(m.Text()), proseAnswerProblem(st.opts.Name)
+			st.fix = providers.NewUserText(proseAnswerText(st.opts.Name))
 		}
 		return st.attempts >= st.opts.MaxAttempts
 	}
@@ -209,16 +223,24 @@ func (st *asking) judge(ctx context.Context, turn loop.Turn) bool {
 		return false // still working, or failed: the run says so
 	}
 	st.attempts++
-	st.last = m.Text()
-	if m.StopReason == providers.StopReasonLength {
-		st.problem = "the answer was cut off at the output token limit"
-		st.fix = providers.NewUserText("Your answer was cut off at the output token limit. Answer again, more briefly, with JSON that fits the schema.")
+	if n := textBytes(m.Content); st.maxBytes >= 0 && n > st.maxBytes {
+		// Refused unread: neither parsed nor copied whole.
+		st.last = textExcerpt(m.Content, n, st.maxBytes)
+		st.problem = oversizedAnswerProblem(n, st.maxBytes)
+		st.fix = providers.NewUserText(oversizedAnswerText(n, st.maxBytes, textExcerpt(m.Content, n, MaxQuotedAnswerBytes)))
 		return st.attempts >= st.opts.MaxAttempts
 	}
-	args, complete := partialjson.ParseObject(unfence(st.last))
+	st.last = m.Text()
+	if m.StopReason == providers.StopReasonLength {
+		st.problem = AnswerCutOffProblem
+		st.fix = providers.NewUserText(AnswerCutOffText)
+		return st.attempts >= st.opts.MaxAttempts
+	}
+	text := unfence(st.last)
+	args, complete := partialjson.ParseObject(text)
 	var err error
 	if !complete {
-		err = errors.New("the answer is not a complete JSON object")
+		err = errors.New(AnswerNotObjectProblem)
 	} else {
 		var inv *tools.Invocation
 		if inv, err = st.tool.Check(args); err == nil {
@@ -230,9 +252,66 @@ func (st *asking) judge(ctx context.Context, turn loop.Turn) bool {
 			}
 		}
 	}
-	st.problem = err.Error()
-	st.fix = providers.NewUserText("Your answer does not fit the schema.\n\n" + st.problem + "\n\nAnswer again with JSON only, correcting what is listed.")
+	st.problem = excerpt(misfit(err, text), MaxQuotedAnswerBytes)
+	st.fix = providers.NewUserText(misfitAnswerText(st.problem))
 	return st.attempts >= st.opts.MaxAttempts
+}
+
+// misfit is what is wrong with a native answer: the error's text, except
+// that a validation listing quotes the answer as the model wrote it, cut
+// to MaxQuotedAnswerBytes, instead of the whole value received indented
+// (whose text can be many times the answer's size).
+func misfit(err error, answer string) string {
+	var ve *tools.ValidationError
+	if !errors.As(err, &ve) {
+		return err.Error()
+	}
+	listing := *ve
+	listing.Received = nil // its text ends with the value received: "null"
+	return strings.TrimSuffix(listing.Error(), "null") + excerpt(answer, MaxQuotedAnswerBytes/2)
+}
+
+// bounded cuts an answer larger than the cap to an excerpt of that size.
+func (st *asking) bounded(answer string) string {
+	if st.maxBytes < 0 {
+		return answer
+	}
+	return excerpt(answer, st.maxBytes)
+}
+
+// textBytes is the size of the text blocks in content.
+func textBytes(content []providers.Content) int {
+	n := 0
+	for _, c := range content {
+		if t, ok := c.(providers.Text); ok {
+			n += len(t.Text)
+		}
+	}
+	return n
+}
+
+// textExcerpt is excerpt(TextOf(content), max) for text of n bytes in all,
+// without putting the whole text together.
+func textExcerpt(content []providers.Content, n, max int) string {
+	if n <= max {
+		return providers.TextOf(content)
+	}
+	want := max/2 + utf8.UTFMax
+	var head, tail []string
+	for i, got := 0, 0; i < len(content) && got < want; i++ {
+		if t, ok := content[i].(providers.Text); ok {
+			k := min(len(t.Text), want-got)
+			head, got = append(head, t.Text[:k]), got+k
+		}
+	}
+	for i, got := len(content)-1, 0; i >= 0 && got < want; i-- {
+		if t, ok := content[i].(providers.Text); ok {
+			k := min(len(t.Text), want-got)
+			tail, got = append(tail, t.Text[len(t.Text)-k:]), got+k
+		}
+	}
+	slices.Reverse(tail)
+	return quote.Join(strings.Join(head, ""), strings.Join(tail, ""), n, max)
 }
 
 // unfence takes JSON out of a Markdown code fence, if it is in one.

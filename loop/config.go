@@ -75,8 +75,14 @@ type Config struct {
 	// means no limit. A body that outlives its timeout gets an error result
 	// and its late result is discarded.
 	ToolTimeout time.Duration
-	// MaxResultBytes caps the text of one tool result sent back to the
-	// model; a larger result becomes an error result saying so. 0 means
+	// MaxResultBytes caps the content of one tool result sent back to the
+	// model, every kind of block counted at its size as sent (text, an
+	// image's encoded data). A result whose text passes it becomes an error
+	// result saying so; images that do not fit beside the rest are each
+	// replaced by OmittedImageText. Details larger than the cap are dropped.
+	// It holds for every executed call's result (the body's, an error
+	// result, one AfterToolCall rewrote) and the body's progress reports; a
+	// refusal's text past it is cut to head and tail. 0 means
 	// DefaultMaxResultBytes, negative means no cap. (The cap on a call's
 	// arguments is a request option: RequestOptions.MaxArgumentBytes.)
 	MaxResultBytes int
@@ -147,7 +153,7 @@ const (
 
 // The defaults of Config's limits.
 const (
-	// DefaultMaxResultBytes is the default cap on a tool result's text.
+	// DefaultMaxResultBytes is the default cap on a tool result's content.
 	DefaultMaxResultBytes = 1 << 20
 	// DefaultMaxToolCalls is the default cap on one message's tool calls.
 	DefaultMaxToolCalls = 128

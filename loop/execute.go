@@ -16,7 +16,7 @@ import (
 func (r *run) runSequential(a providers.AssistantMessage, calls []*call) []*call {
 	for i, c := range calls {
 		r.emitStart(c)
-		if r.preflight(a, c) == nil {
+		if r.prepare(a, c) == nil {
 			r.execute(a, c)
 		}
 		r.emitEnd(c)
@@ -36,7 +36,7 @@ func (r *run) runParallel(a providers.AssistantMessage, calls, prepared []*call)
 	seen := len(calls)
 	for i, c := range calls {
 		r.emitStart(c)
-		if r.preflight(a, c) != nil {
+		if r.prepare(a, c) != nil {
 			r.emitEnd(c)
 		} else {
 			prepared = append(prepared, c)
@@ -68,7 +68,7 @@ func (r *run) runParallel(a providers.AssistantMessage, calls, prepared []*call)
 // stack does not cost a stack copy.
 func (r *run) execute(a providers.AssistantMessage, c *call) {
 	if err := r.runBody(c); err != nil {
-		c.failWith(err)
+		c.failWith(err, r.ctx.Err() != nil)
 	}
 	if r.cfg.AfterToolCall != nil {
 		r.after(a, c)
@@ -77,15 +77,21 @@ func (r *run) execute(a providers.AssistantMessage, c *call) {
 }
 
 // failWith turns a body's error into the call's error result: the result
-// it carries (tools.ResultError), or its text.
-func (c *call) failWith(err error) {
-	if res, ok := tools.AsResultError(err); ok {
-		c.result, c.isError, c.outcome = res, true, events.OutcomeFailed
-		return
-	}
+// it carries (tools.ResultError), or its text. The outcome is timeout when
+// the body passed its own timeout, aborted when the run was cancelled by
+// the time the body gave up (the model still reads the body's own words),
+// failed otherwise.
+func (c *call) failWith(err error, cancelled bool) {
 	how := events.OutcomeFailed
-	if errors.Is(err, errTimedOut) {
+	switch {
+	case errors.Is(err, errTimedOut):
 		how = events.OutcomeTimeout
+	case cancelled:
+		how = events.OutcomeAborted
+	}
+	if res, ok := tools.AsResultError(err); ok {
+		c.result, c.isError, c.outcome = res, true, how
+		return
 	}
 	c.fail(how, err.Error())
 }
@@ -103,24 +109,6 @@ type timeoutError struct{ text string }
 
 func (e *timeoutError) Error() string        { return e.text }
 func (e *timeoutError) Is(target error) bool { return target == errTimedOut }
-
-// capResult replaces a result whose text is over MaxResultBytes with an
-// error result saying so.
-func (r *run) capResult(c *call) {
-	if n, max := textBytes(c.result.Content), limit(r.cfg.MaxResultBytes, DefaultMaxResultBytes); n > max {
-		c.fail(events.OutcomeResultTooLarge, oversizedResultText(c.tc.Name, n, max))
-	}
-}
-
-func textBytes(content []providers.Content) int {
-	n := 0
-	for _, b := range content {
-		if t, ok := b.(providers.Text); ok {
-			n += len(t.Text)
-		}
-	}
-	return n
-}
 
 // updates forwards a body's partial results as events until the body is
 // over; later calls are ignored.
@@ -142,7 +130,7 @@ func (r *run) updater(c *call) func(tools.Result) {
 		u.mu.Lock()
 		defer u.mu.Unlock()
 		if !u.settled {
-			r.emit(events.ToolExecutionUpdate{ToolCallID: c.tc.ID, ToolName: c.tc.Name, Args: c.tc.Arguments, Partial: p})
+			r.emit(events.ToolExecutionUpdate{ToolCallID: c.tc.ID, ToolName: c.tc.Name, Args: c.tc.Arguments, Partial: r.capPartial(c, p)})
 		}
 	}
 }
@@ -189,8 +177,10 @@ func (r *run) runBodyWithin(ctx context.Context, c *call, timeout time.Duration)
 	case o := <-done:
 		if o.err == nil {
 			c.result = o.res
-		} else if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return timedOut(c.tc.Name, timeout) // the body gave up on the same deadline
+		} else if r.ctx.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// The body gave up on the same deadline: its own, not the
+			// run's (a run whose deadline passed is cancelled).
+			return timedOut(c.tc.Name, timeout)
 		}
 		return o.err
 	case <-timer.C:
@@ -208,7 +198,11 @@ func (r *run) after(a providers.AssistantMessage, c *call) {
 			Result: c.result, IsError: c.isError, Conversation: r.c})
 	}()
 	if err != nil {
-		c.fail(events.OutcomeFailed, err.Error())
+		how := events.OutcomeFailed
+		if r.ctx.Err() != nil { // it gave up because the run was cancelled
+			how = events.OutcomeAborted
+		}
+		c.fail(how, err.Error())
 		return
 	}
 	if o.Content != nil {
@@ -223,7 +217,7 @@ func (r *run) after(a providers.AssistantMessage, c *call) {
 	if o.Terminate != nil {
 		c.result.Terminate = *o.Terminate
 	}
-	if o.IsError != nil {
+	if o.IsError != nil && *o.IsError != c.isError {
 		c.isError, c.outcome = *o.IsError, "" // the outcome follows the hook's word
 	}
 }

@@ -90,7 +90,7 @@ func TestResourceCaps(t *testing.T) {
 	big.RawArguments = `{"label":"` + strings.Repeat("y", 3000) + `"}`
 	p := faux.New(faux.Reply(faux.Call("c1", "huge", map[string]any{"label": "x"}), big), faux.Reply())
 	msgs, _ := runLoop(t, context.Background(), p, []*tools.Tool{huge}, Config{MaxResultBytes: 4096, RequestOptions: providers.RequestOptions{MaxArgumentBytes: 2048}})
-	if tr := msgs[2].(providers.ToolResultMessage); !tr.IsError || !strings.Contains(tr.Text(), "5000 bytes of text, more than the limit of 4096") {
+	if tr := msgs[2].(providers.ToolResultMessage); !tr.IsError || !strings.Contains(tr.Text(), "5016 bytes of content, more than the limit of 4096") {
 		t.Fatalf("oversized result: %q", tr.Text())
 	}
 	if tr := msgs[3].(providers.ToolResultMessage); !tr.IsError || !strings.Contains(tr.Text(), "more than the limit of 2048 bytes") {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/events"
+	"github.com/agentloop/agentloop/internal/quote"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/tools"
 )
@@ -34,7 +35,7 @@ func oversizedArgsText(name string, n, max int) string {
 }
 
 func oversizedResultText(name string, n, max int) string {
-	return fmt.Sprintf("Tool %s returned %d bytes of text, more than the limit of %d bytes that can be sent back. "+
+	return fmt.Sprintf("Tool %s returned %d bytes of content, more than the limit of %d bytes that can be sent back. "+
 		"Ask for less (a narrower query, a range, a summary).", name, n, max)
 }
 
@@ -95,6 +96,30 @@ func (c *call) fail(how events.Outcome, text string) *call {
 	return c
 }
 
+// prepare runs the preflight on a call: nil when the call is prepared,
+// or c itself holding the error result that stands instead, its text held
+// to MaxResultBytes.
+func (r *run) prepare(a providers.AssistantMessage, c *call) (refused *call) {
+	if refused = r.preflight(a, c); refused != nil {
+		r.capRefusal(c)
+	}
+	return refused
+}
+
+// capRefusal cuts a refusal's text that passes MaxResultBytes to an excerpt
+// of that size, its head and its tail around a note of the bytes left out
+// (agent.ExcerptMarker): a validation listing quotes the arguments
+// received, indented, and arguments within MaxArgumentBytes, nested deep,
+// can make it a hundred times their size.
+func (r *run) capRefusal(c *call) {
+	max := limit(r.cfg.MaxResultBytes, DefaultMaxResultBytes)
+	if len(c.result.Content) == 1 {
+		if t, ok := c.result.Content[0].(providers.Text); ok && len(t.Text) > max {
+			c.result.Content = []providers.Content{providers.Text{Text: quote.Excerpt(t.Text, max)}}
+		}
+	}
+}
+
 // preflight answers the questions a call must pass before its body may run,
 // in order. It returns nil when the call is prepared (c.tool and c.inv are
 // set), or c itself holding the error result that stands instead.
@@ -109,7 +134,7 @@ func (r *run) preflight(a providers.AssistantMessage, c *call) (refused *call) {
 		return c.fail(events.OutcomeUnknownTool, notFoundText(c.tc.Name))
 	}
 	// Did the arguments arrive whole, within bounds, as an object?
-	if n, max := max(len(c.tc.RawArguments), c.tc.ArgumentBytes), r.cfg.RequestOptions.ArgumentLimit(); max >= 0 && n > max {
+	if n, max := argumentBytes(c.tc), r.cfg.RequestOptions.ArgumentLimit(); max >= 0 && n > max {
 		return c.fail(events.OutcomeInvalid, oversizedArgsText(c.tc.Name, n, max))
 	}
 	if raw := strings.TrimSpace(c.tc.RawArguments); raw != "" && raw[0] != '{' && json.Valid([]byte(raw)) {
@@ -128,6 +153,9 @@ func (r *run) preflight(a providers.AssistantMessage, c *call) (refused *call) {
 		decision, err := r.before(a, c, inv)
 		switch {
 		case err != nil: // as in the reference, a failing hook's message wins
+			if r.ctx.Err() != nil { // though it failed because the run was cancelled
+				return c.fail(events.OutcomeAborted, err.Error())
+			}
 			return c.fail(events.OutcomeBlocked, err.Error())
 		case r.ctx.Err() != nil: // and an abort wins over a decision
 			return c.fail(events.OutcomeAborted, AbortedText)
@@ -151,6 +179,17 @@ func (r *run) preflight(a providers.AssistantMessage, c *call) (refused *call) {
 	}
 	c.inv = inv
 	return nil
+}
+
+// argumentBytes is the size of a call's argument text: as streamed, or
+// for a call that came with parsed arguments only (a provider that does
+// not stream them as text, a transcript built by hand), about the size of
+// their JSON, so that no call escapes MaxArgumentBytes.
+func argumentBytes(tc providers.ToolCall) int {
+	if n := max(len(tc.RawArguments), tc.ArgumentBytes); n > 0 || len(tc.Arguments) == 0 {
+		return n
+	}
+	return jsonSize(tc.Arguments, int(^uint(0)>>1))
 }
 
 // before calls the policy hook with a copy of the arguments; a panic is an
