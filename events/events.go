@@ -125,7 +125,7 @@ const (
 	OutcomeUnknownTool    Outcome = "unknown_tool"      // no tool of that name
 	OutcomeInvalid        Outcome = "invalid_arguments" // arguments that do not fit the schema (or too large, or not an object)
 	OutcomeBlocked        Outcome = "blocked"           // the policy hook refused it
-	OutcomeAborted        Outcome = "aborted"           // the run was cancelled first
+	OutcomeAborted        Outcome = "aborted"           // the run was cancelled before the call ran, or while it ran and the body gave up
 	OutcomeRefused        Outcome = "refused"           // the message may not make it (a repeated id, past MaxToolCalls)
 	OutcomeResultTooLarge Outcome = "result_too_large"  // the result passed MaxResultBytes
 )
