@@ -3,6 +3,7 @@ package sse
 import (
 	"encoding/json"
 	"slices"
+	"sync"
 
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/tools"
@@ -13,13 +14,18 @@ import (
 // state in one piece: the messages that ended (bounded by bytes, the
 // oldest dropped first), the message in flight, the tool calls running,
 // and whether a run is going on.
+//
+// A snapshot shares the conversation's parts instead of copying them, so
+// nothing a snapshot holds is ever changed in place: the messages are a
+// window, and the tools slice is replaced on every change.
 type conversation struct {
-	messages []json.RawMessage
+	messages window[json.RawMessage]
 	bytes    int
 	omitted  int
 	inflight events.Assembler
 	running  bool
 	tools    []runningTool
+	current  *snapshot // the state as it stands, once a client asked; nil after a change
 }
 
 // runningTool is a tool call between its start and end events.
@@ -30,8 +36,24 @@ type runningTool struct {
 	Partial *tools.Result  `json:"partialResult,omitempty"`
 }
 
-// add folds one event in; max bounds the bytes of the messages kept.
-func (c *conversation) add(e events.Event, max int) {
+// encodeMessage encodes the message a message_end closes (the
+// conversation keeps it), outside the Broker's lock; nil for other events.
+func encodeMessage(e events.Event) json.RawMessage {
+	end, ok := e.(events.MessageEnd)
+	if !ok {
+		return nil
+	}
+	data, err := json.Marshal(end.Message)
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// add folds one event in; msg is encodeMessage(e), max bounds the bytes
+// of the messages kept.
+func (c *conversation) add(e events.Event, msg json.RawMessage, max int) {
+	c.current = nil
 	c.inflight.Add(e)
 	switch e := e.(type) {
 	case events.AgentStart:
@@ -39,16 +61,15 @@ func (c *conversation) add(e events.Event, max int) {
 	case events.AgentEnd:
 		c.running, c.tools = false, nil
 	case events.MessageEnd:
-		data, err := json.Marshal(e.Message)
-		if err != nil {
+		if msg == nil {
 			return
 		}
-		c.messages = append(c.messages, data)
-		c.bytes += len(data)
-		for c.bytes > max && len(c.messages) > 1 {
-			c.bytes -= len(c.messages[0])
-			c.messages[0] = nil
-			c.messages = c.messages[1:]
+		c.messages.push(msg)
+		c.bytes += len(msg)
+		for c.bytes > max && c.messages.len() > 1 {
+			size := len(c.messages.oldest())
+			c.bytes -= size
+			c.messages.drop(size, max)
 			c.omitted++
 		}
 	case events.ToolExecutionStart:
@@ -56,21 +77,48 @@ func (c *conversation) add(e events.Event, max int) {
 		if args == nil {
 			args = map[string]any{}
 		}
-		c.tools = append(c.tools, runningTool{ID: e.ToolCallID, Name: e.ToolName, Args: args})
+		c.tools = append(slices.Clip(c.tools), runningTool{ID: e.ToolCallID, Name: e.ToolName, Args: args})
 	case events.ToolExecutionUpdate:
 		if i := c.tool(e.ToolCallID); i >= 0 {
 			p := e.Partial
+			c.tools = slices.Clone(c.tools)
 			c.tools[i].Partial = &p
 		}
 	case events.ToolExecutionEnd:
 		if i := c.tool(e.ToolCallID); i >= 0 {
-			c.tools = slices.Delete(c.tools, i, i+1)
+			c.tools = slices.Concat(c.tools[:i], c.tools[i+1:])
 		}
 	}
 }
 
 func (c *conversation) tool(id string) int {
 	return slices.IndexFunc(c.tools, func(t runningTool) bool { return t.ID == id })
+}
+
+// snapshot returns the state as of event at, shared by every client that
+// asks before the next change. It costs a reference to each part (and a
+// copy of the message in flight's block list) under the Broker's lock; the
+// encoding happens later, outside it.
+func (c *conversation) snapshot(at uint64) *snapshot {
+	if c.current != nil {
+		return c.current
+	}
+	s := &snapshot{at: at, frame: snapshotFrame{Type: "snapshot", V: events.WireVersion,
+		Messages: c.messages.kept(), Omitted: c.omitted, Running: c.running, Tools: c.tools}}
+	if m := c.inflight.Message(); m != nil {
+		s.frame.Streaming = m
+	}
+	c.current = s
+	return s
+}
+
+// snapshot is the conversation as of one event, never changed: clients
+// encode it outside the Broker's lock, once for all of them.
+type snapshot struct {
+	at    uint64 // the id of the newest event it includes
+	frame snapshotFrame
+	once  sync.Once
+	data  []byte
 }
 
 // snapshotFrame is the data of a snapshot event.
@@ -84,21 +132,22 @@ type snapshotFrame struct {
 	Tools     []runningTool     `json:"tools"`
 }
 
-// snapshot encodes the state as a snapshot event's data.
-func (c *conversation) snapshot() []byte {
-	f := snapshotFrame{Type: "snapshot", V: events.WireVersion, Messages: c.messages, Omitted: c.omitted, Running: c.running, Tools: c.tools}
-	if f.Messages == nil {
-		f.Messages = []json.RawMessage{}
-	}
-	if f.Tools == nil {
-		f.Tools = []runningTool{}
-	}
-	if m := c.inflight.Message(); m != nil {
-		f.Streaming = m
-	}
-	data, err := json.Marshal(f)
-	if err != nil {
-		return []byte(`{"type":"snapshot","v":1,"messages":[],"omitted":0,"streaming":null,"running":false,"tools":[]}`)
-	}
-	return data
+// encode returns the snapshot event's data. The first caller encodes it;
+// the others wait for that and share the bytes.
+func (s *snapshot) encode() []byte {
+	s.once.Do(func() {
+		f := s.frame
+		if f.Messages == nil {
+			f.Messages = []json.RawMessage{}
+		}
+		if f.Tools == nil {
+			f.Tools = []runningTool{}
+		}
+		data, err := json.Marshal(f)
+		if err != nil {
+			data = []byte(`{"type":"snapshot","v":1,"messages":[],"omitted":0,"streaming":null,"running":false,"tools":[]}`)
+		}
+		s.data = data
+	})
+	return s.data
 }

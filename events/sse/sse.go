@@ -32,7 +32,11 @@
 // 503 past it).
 //
 // Publishing never waits for clients: a client too slow to keep up falls
-// behind in the buffer, not the run.
+// behind in the buffer, not the run; a client takes only references under
+// the Broker's lock (to the buffered events, which are never changed, and
+// to a snapshot shared by the clients that connect before the next event)
+// and encodes and writes outside it; a client refused with 503 takes no
+// lock at all.
 package sse
 
 import (
@@ -41,10 +45,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentloop/agentloop/events"
@@ -79,17 +83,18 @@ type Broker struct {
 	// DefaultMaxClients. Past it a client gets 503.
 	MaxClients int
 
-	epoch   string // this Broker's part of every id
-	mu      sync.Mutex
-	buf     []entry // the kept events, oldest first, from buf[head]
-	head    int
-	limit   int    // how many events buf keeps
-	bytes   int    // encoded bytes of the kept events
-	next    uint64 // sequence of the next event (from 1)
-	conv    conversation
-	clients int
-	wake    chan struct{}
-	closed  bool
+	epoch   string        // this Broker's part of every id
+	clients atomic.Int64  // the streams being served
+	last    atomic.Uint64 // the sequence of the newest event
+
+	mu     sync.Mutex
+	buf    window[entry] // the kept events, oldest first
+	limit  int           // how many events buf keeps
+	bytes  int           // encoded bytes of the kept events
+	next   uint64        // sequence of the next event (from 1)
+	conv   conversation
+	wake   chan struct{}
+	closed bool
 }
 
 type entry struct {
@@ -116,6 +121,7 @@ func (b *Broker) Publish(_ context.Context, e events.Event) {
 	if err != nil {
 		return
 	}
+	msg := encodeMessage(e)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -123,10 +129,11 @@ func (b *Broker) Publish(_ context.Context, e events.Event) {
 	}
 	en := entry{id: b.next, name: string(e.Type()), data: data}
 	b.next++
-	b.buf = append(b.buf, en)
+	b.last.Store(en.id)
+	b.buf.push(en)
 	b.bytes += len(data)
 	b.trim()
-	b.conv.add(e, b.maxBytes())
+	b.conv.add(e, msg, b.maxBytes())
 	if b.CloseOnAgentEnd && e.Type() == events.TypeAgentEnd {
 		b.closed = true
 	}
@@ -136,17 +143,13 @@ func (b *Broker) Publish(_ context.Context, e events.Event) {
 
 // trim drops the oldest events while the buffer holds more than its
 // count or MaxBytes (always keeping the newest). Each drop costs O(1),
-// amortized: the slice moves down when half of it is dropped. b.mu is held.
+// amortized (see window). b.mu is held.
 func (b *Broker) trim() {
-	for kept := len(b.buf) - b.head; kept > 1 && (kept > b.limit || b.bytes > b.maxBytes()); kept-- {
-		b.bytes -= len(b.buf[b.head].data)
-		b.buf[b.head] = entry{}
-		b.head++
-	}
-	if b.head > len(b.buf)/2 {
-		n := copy(b.buf, b.buf[b.head:])
-		clear(b.buf[n:])
-		b.buf, b.head = b.buf[:n], 0
+	max := b.maxBytes()
+	for kept := b.buf.len(); kept > 1 && (kept > b.limit || b.bytes > max); kept-- {
+		size := len(b.buf.oldest().data)
+		b.bytes -= size
+		b.buf.drop(size, max)
 	}
 }
 
@@ -169,18 +172,13 @@ func (b *Broker) Close() {
 }
 
 // LastID returns the sequence of the newest event, 0 before the first.
-func (b *Broker) LastID() uint64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.next - 1
-}
+func (b *Broker) LastID() uint64 { return b.last.Load() }
 
 // pending is what a stream has to send next.
 type pending struct {
-	snapshot []byte  // a snapshot event's data, if asked for
-	at       uint64  // the id of the last event the snapshot includes
-	events   []entry // the events after it (or after the client's id)
-	missed   uint64  // events after the client's id no longer kept
+	snapshot *snapshot // if asked for
+	events   []entry   // the events after it (or after the client's id); shared, never changed
+	missed   uint64    // events after the client's id no longer kept
 	wake     <-chan struct{}
 	closed   bool // nothing more will be published: this is the rest
 }
@@ -189,22 +187,27 @@ type pending struct {
 // conversation (as of the newest event) and nothing before it; otherwise
 // the buffered events above id and how many of those the buffer no longer
 // holds. Either way, a channel closed on the next publish.
+//
+// It takes references only (and, once per event for every client that
+// asks, the in-flight message's list of blocks): whatever a client does
+// with them (encoding the snapshot, writing to a slow connection) happens
+// after b.mu is let go, so Publish never waits on it.
 func (b *Broker) pending(id uint64, snap bool) (p pending) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	p.wake, p.closed = b.wake, b.closed
 	if snap {
-		p.snapshot, p.at = b.conv.snapshot(), b.next-1
-		id = p.at
+		p.snapshot = b.conv.snapshot(b.next - 1)
+		id = p.snapshot.at
 	}
 	// Ids are consecutive, so the events after id start at a known place.
-	if kept := b.buf[b.head:]; len(kept) > 0 {
+	if kept := b.buf.kept(); len(kept) > 0 {
 		switch oldest := kept[0].id; {
 		case id+1 < oldest:
 			p.missed = oldest - id - 1
-			p.events = slices.Clone(kept)
+			p.events = kept
 		case id+1-oldest < uint64(len(kept)):
-			p.events = slices.Clone(kept[id+1-oldest:])
+			p.events = kept[id+1-oldest:]
 		}
 	}
 	return p
@@ -217,11 +220,15 @@ func (b *Broker) pending(id uint64, snap bool) (p pending) {
 // it starts with a snapshot of the conversation; then it follows live.
 func (b *Broker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !b.admit() {
+		w.Header().Set("Connection", "close")
 		http.Error(w, "too many clients", http.StatusServiceUnavailable)
 		return
 	}
 	defer b.leave()
 	rc := http.NewResponseController(w)
+	// A stream lasts and reads nothing: lift a server's ReadTimeout
+	// (NewServer's), which would end it by cancelling the request.
+	_ = rc.SetReadDeadline(time.Time{})
 	last, foreign := b.lastEventID(r)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -253,8 +260,8 @@ func (b *Broker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			p = b.pending(last, true)
 		}
 		if p.snapshot != nil {
-			last = p.at
-			fmt.Fprintf(w, "id: %s-%d\nevent: snapshot\ndata: %s\n\n", b.epoch, last, p.snapshot)
+			last = p.snapshot.at
+			fmt.Fprintf(w, "id: %s-%d\nevent: snapshot\ndata: %s\n\n", b.epoch, last, p.snapshot.encode())
 		}
 		fresh = false
 		for _, en := range p.events {
@@ -276,26 +283,25 @@ func (b *Broker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// admit counts a client in, unless MaxClients are being served.
+// admit counts a client in, unless MaxClients are being served. It takes
+// no lock: a crowd refused with 503 never holds up Publish.
 func (b *Broker) admit() bool {
-	max := b.MaxClients
+	max := int64(b.MaxClients)
 	if max <= 0 {
 		max = DefaultMaxClients
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.clients >= max {
-		return false
+	for {
+		n := b.clients.Load()
+		if n >= max {
+			return false
+		}
+		if b.clients.CompareAndSwap(n, n+1) {
+			return true
+		}
 	}
-	b.clients++
-	return true
 }
 
-func (b *Broker) leave() {
-	b.mu.Lock()
-	b.clients--
-	b.mu.Unlock()
-}
+func (b *Broker) leave() { b.clients.Add(-1) }
 
 // lastEventID reads where a client resumes: the sequence of its
 // Last-Event-ID (or lastEventId query parameter), 0 for a fresh start.
