@@ -25,7 +25,6 @@ type conversation struct {
 	inflight events.Assembler
 	running  bool
 	tools    []runningTool
-	current  *snapshot // the state as it stands, once a client asked; nil after a change
 }
 
 // runningTool is a tool call between its start and end events.
@@ -53,7 +52,6 @@ func encodeMessage(e events.Event) json.RawMessage {
 // add folds one event in; msg is encodeMessage(e), max bounds the bytes
 // of the messages kept.
 func (c *conversation) add(e events.Event, msg json.RawMessage, max int) {
-	c.current = nil
 	c.inflight.Add(e)
 	switch e := e.(type) {
 	case events.AgentStart:
@@ -95,20 +93,16 @@ func (c *conversation) tool(id string) int {
 	return slices.IndexFunc(c.tools, func(t runningTool) bool { return t.ID == id })
 }
 
-// snapshot returns the state as of event at, shared by every client that
-// asks before the next change. It costs a reference to each part (and a
-// copy of the message in flight's block list) under the Broker's lock; the
-// encoding happens later, outside it.
+// snapshot returns the state as of event at, for every client that asks
+// before the next event. It costs a reference to each part (and the
+// message in flight's list of blocks, whose text is shared); clients
+// encode it later, outside the Broker's lock.
 func (c *conversation) snapshot(at uint64) *snapshot {
-	if c.current != nil {
-		return c.current
-	}
 	s := &snapshot{at: at, frame: snapshotFrame{Type: "snapshot", V: events.WireVersion,
 		Messages: c.messages.kept(), Omitted: c.omitted, Running: c.running, Tools: c.tools}}
 	if m := c.inflight.Message(); m != nil {
 		s.frame.Streaming = m
 	}
-	c.current = s
 	return s
 }
 

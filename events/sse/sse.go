@@ -31,12 +31,13 @@
 // messages the snapshot keeps, and the number of clients by MaxClients (a
 // 503 past it).
 //
-// Publishing never waits for clients: a client too slow to keep up falls
-// behind in the buffer, not the run; a client takes only references under
-// the Broker's lock (to the buffered events, which are never changed, and
-// to a snapshot shared by the clients that connect before the next event)
-// and encodes and writes outside it; a client refused with 503 takes no
-// lock at all.
+// Publishing never waits for clients: clients take no lock that Publish
+// takes. Each event leaves the Broker's state as a value that never
+// changes (the buffered events, shared rather than copied, and the
+// conversation as of that event), which clients read with one atomic
+// load; a client encodes its snapshot (once per event for all of them)
+// and writes outside of anything Publish holds, so a client too slow to
+// keep up falls behind in the buffer, not the run.
 package sse
 
 import (
@@ -83,18 +84,27 @@ type Broker struct {
 	// DefaultMaxClients. Past it a client gets 503.
 	MaxClients int
 
-	epoch   string        // this Broker's part of every id
-	clients atomic.Int64  // the streams being served
-	last    atomic.Uint64 // the sequence of the newest event
+	epoch   string       // this Broker's part of every id
+	clients atomic.Int64 // the streams being served
+	now     atomic.Pointer[state]
 
-	mu     sync.Mutex
-	buf    window[entry] // the kept events, oldest first
-	limit  int           // how many events buf keeps
-	bytes  int           // encoded bytes of the kept events
-	next   uint64        // sequence of the next event (from 1)
-	conv   conversation
-	wake   chan struct{}
-	closed bool
+	// mu is taken by Publish and Close only, never by a client.
+	mu    sync.Mutex
+	buf   window[entry] // the kept events, oldest first
+	limit int           // how many events buf keeps
+	bytes int           // encoded bytes of the kept events
+	next  uint64        // sequence of the next event (from 1)
+	conv  conversation
+}
+
+// state is the Broker as of one event. It never changes: clients read it
+// without a lock, and the next event replaces it.
+type state struct {
+	last   uint64        // the newest event's id, 0 before the first
+	events []entry       // the events kept, oldest first
+	snap   *snapshot     // the conversation as of last
+	wake   chan struct{} // closed when a new state replaces this one
+	closed bool          // nothing more will be published
 }
 
 type entry struct {
@@ -109,9 +119,11 @@ func New(capacity int) *Broker {
 	if capacity <= 0 {
 		capacity = DefaultCapacity
 	}
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	return &Broker{epoch: hex.EncodeToString(b), limit: capacity, next: 1, wake: make(chan struct{})}
+	id := make([]byte, 4)
+	_, _ = rand.Read(id)
+	b := &Broker{epoch: hex.EncodeToString(id), limit: capacity, next: 1}
+	b.now.Store(&state{snap: b.conv.snapshot(0), wake: make(chan struct{})})
+	return b
 }
 
 // Publish records an event; it is an events.Handler. It never blocks on
@@ -124,21 +136,29 @@ func (b *Broker) Publish(_ context.Context, e events.Event) {
 	msg := encodeMessage(e)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.closed {
+	if b.now.Load().closed {
 		return
 	}
 	en := entry{id: b.next, name: string(e.Type()), data: data}
 	b.next++
-	b.last.Store(en.id)
 	b.buf.push(en)
 	b.bytes += len(data)
 	b.trim()
 	b.conv.add(e, msg, b.maxBytes())
-	if b.CloseOnAgentEnd && e.Type() == events.TypeAgentEnd {
-		b.closed = true
+	b.advance(b.CloseOnAgentEnd && e.Type() == events.TypeAgentEnd)
+}
+
+// advance replaces the state clients read with the one as of the newest
+// event and wakes them. b.mu is held.
+func (b *Broker) advance(closed bool) {
+	last := b.next - 1
+	old := b.now.Load()
+	snap := old.snap
+	if snap.at != last {
+		snap = b.conv.snapshot(last)
 	}
-	close(b.wake)
-	b.wake = make(chan struct{})
+	b.now.Store(&state{last: last, events: b.buf.kept(), snap: snap, wake: make(chan struct{}), closed: closed})
+	close(old.wake)
 }
 
 // trim drops the oldest events while the buffer holds more than its
@@ -164,15 +184,13 @@ func (b *Broker) maxBytes() int {
 func (b *Broker) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if !b.closed {
-		b.closed = true
-		close(b.wake)
-		b.wake = make(chan struct{})
+	if !b.now.Load().closed {
+		b.advance(true)
 	}
 }
 
 // LastID returns the sequence of the newest event, 0 before the first.
-func (b *Broker) LastID() uint64 { return b.last.Load() }
+func (b *Broker) LastID() uint64 { return b.now.Load().last }
 
 // pending is what a stream has to send next.
 type pending struct {
@@ -188,20 +206,17 @@ type pending struct {
 // the buffered events above id and how many of those the buffer no longer
 // holds. Either way, a channel closed on the next publish.
 //
-// It takes references only (and, once per event for every client that
-// asks, the in-flight message's list of blocks): whatever a client does
-// with them (encoding the snapshot, writing to a slow connection) happens
-// after b.mu is let go, so Publish never waits on it.
+// It reads the current state, without a lock: nothing a client does
+// (encoding the snapshot, writing to a slow connection) holds up Publish.
 func (b *Broker) pending(id uint64, snap bool) (p pending) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	p.wake, p.closed = b.wake, b.closed
+	s := b.now.Load()
+	p.wake, p.closed = s.wake, s.closed
 	if snap {
-		p.snapshot = b.conv.snapshot(b.next - 1)
-		id = p.snapshot.at
+		p.snapshot = s.snap
+		id = s.snap.at
 	}
 	// Ids are consecutive, so the events after id start at a known place.
-	if kept := b.buf.kept(); len(kept) > 0 {
+	if kept := s.events; len(kept) > 0 {
 		switch oldest := kept[0].id; {
 		case id+1 < oldest:
 			p.missed = oldest - id - 1
@@ -283,8 +298,7 @@ func (b *Broker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// admit counts a client in, unless MaxClients are being served. It takes
-// no lock: a crowd refused with 503 never holds up Publish.
+// admit counts a client in, unless MaxClients are being served.
 func (b *Broker) admit() bool {
 	max := int64(b.MaxClients)
 	if max <= 0 {
