@@ -235,15 +235,11 @@ func (b *Broker) pending(id uint64, snap bool) (p pending) {
 // it starts with a snapshot of the conversation; then it follows live.
 func (b *Broker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !b.admit() {
-		w.Header().Set("Connection", "close")
-		http.Error(w, "too many clients", http.StatusServiceUnavailable)
+		refuse(w, "too many clients", http.StatusServiceUnavailable)
 		return
 	}
 	defer b.leave()
 	rc := http.NewResponseController(w)
-	// A stream lasts and reads nothing: lift a server's ReadTimeout
-	// (NewServer's), which would end it by cancelling the request.
-	_ = rc.SetReadDeadline(time.Time{})
 	last, foreign := b.lastEventID(r)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
