@@ -1,17 +1,24 @@
 package webchat_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"go.uber.org/goleak"
 
 	"github.com/agentloop/agentloop/events/sse"
 	"github.com/agentloop/agentloop/events/sse/webchat"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // TestHandler: the page is served, a send reaches the backend and answers
 // its mode, bad bodies are refused, stop answers 204, and backend errors
@@ -53,10 +60,26 @@ func TestHandler(t *testing.T) {
 	if code, body := do("POST", "/api/send", `{"text":"hi"}`); code != 200 || !strings.Contains(body, `"prompt"`) || len(sent) != 1 || sent[0] != "hi" {
 		t.Fatalf("send: %d %s %v", code, body, sent)
 	}
-	for _, bad := range []string{``, `{}`, `{"text":"  "}`, `nope`, `{"text":"` + strings.Repeat("x", 100<<10) + `"}`} {
+	for _, bad := range []string{``, `{}`, `{"text":"  "}`, `nope`, `{"text":"hi"} trailing`} {
 		if code, _ := do("POST", "/api/send", bad); code != http.StatusBadRequest {
 			t.Errorf("%.20q: status %d", bad, code)
 		}
+	}
+	long := `{"text":"` + strings.Repeat("x", 100<<10) + `"}`
+	if code, _ := do("POST", "/api/send", long); code != http.StatusRequestEntityTooLarge {
+		t.Errorf("a long message: status %d", code)
+	}
+	// The same without a declared length (chunked): stopped at the bound.
+	req, _ := http.NewRequest("POST", srv.URL+"/api/send", io.MultiReader(strings.NewReader(long)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+guard.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || req.ContentLength != 0 {
+		t.Errorf("a long chunked message: status %d", resp.StatusCode)
 	}
 	if code, _ := do("POST", "/api/stop", ""); code != http.StatusNoContent {
 		t.Fatalf("stop: %d", code)
@@ -78,5 +101,90 @@ func TestHandlerNeedsAGuard(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusInternalServerError {
 		t.Fatalf("status %d", resp.StatusCode)
+	}
+}
+
+// roundTrip sends head (a request's header block, without the blank line
+// that ends it) on a fresh connection and no body, whatever the head
+// declares, and returns the answer, failing the test unless one comes
+// within 10 s (it takes milliseconds). closed reports whether the server
+// then closed the connection.
+func roundTrip(t *testing.T, addr, head string) (resp *http.Response, closed bool) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, strings.ReplaceAll(head, "\n", "\r\n")+"\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(conn)
+	if resp, err = http.ReadResponse(br, nil); err != nil {
+		t.Fatalf("no answer: %v", err)
+	}
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		t.Fatalf("answer's body: %v", err)
+	}
+	_, err = br.ReadByte()
+	return resp, err == io.EOF
+}
+
+// TestRefusalsAnswerAtOnce: every request the page's API refuses, which
+// declares a body and never sends it, is answered at once and its
+// connection closed, on a server with no timeouts at all.
+func TestRefusalsAnswerAtOnce(t *testing.T) {
+	guard := sse.NewGuard()
+	events := sse.New(8)
+	events.MaxClients = 1
+	defer events.Close()
+	h := webchat.Handler(webchat.Backend{
+		Guard:  guard,
+		Events: events,
+		Send:   func(context.Context, string) (string, error) { return "prompt", nil },
+		Stop:   func(context.Context) error { return nil },
+	})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	unguarded := httptest.NewServer(webchat.Handler(webchat.Backend{Events: events}))
+	defer unguarded.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/api/events", nil)
+	req.Header.Set("Authorization", "Bearer "+guard.Token)
+	held, err := http.DefaultClient.Do(req) // the only place on the stream
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Body.Close()
+
+	addr := srv.Listener.Addr().String()
+	host, auth, ct, cl := "Host: "+addr, "Authorization: Bearer "+guard.Token, "Content-Type: application/json", "Content-Length: 100"
+	for _, tc := range []struct {
+		name string
+		addr string
+		head []string
+		want int
+	}{
+		{"no token", addr, []string{"POST /api/send HTTP/1.1", host, ct, cl}, 401},
+		{"a wrong token", addr, []string{"POST /api/stop HTTP/1.1", host, ct, "Authorization: Bearer x", cl}, 401},
+		{"a foreign host", addr, []string{"POST /api/send HTTP/1.1", "Host: evil.example", auth, ct, cl}, 403},
+		{"a foreign origin", addr, []string{"POST /api/send HTTP/1.1", host, auth, ct, "Origin: http://evil.example", cl}, 403},
+		{"a form", addr, []string{"POST /api/send HTTP/1.1", host, auth, "Content-Type: multipart/form-data; boundary=x", cl}, 415},
+		{"too large", addr, []string{"POST /api/send HTTP/1.1", host, auth, ct, "Content-Length: 10000000"}, 413},
+		{"a wrong method", addr, []string{"DELETE /api/send HTTP/1.1", host, auth, ct, cl}, 405},
+		{"a get of the send path", addr, []string{"GET /api/send HTTP/1.1", host, auth, cl}, 404},
+		{"a page with a body", addr, []string{"POST / HTTP/1.1", host, auth, ct, cl}, 405},
+		{"stop, which reads no body", addr, []string{"POST /api/stop HTTP/1.1", host, auth, ct, cl}, 204},
+		{"events past MaxClients", addr, []string{"GET /api/events HTTP/1.1", host, auth, cl}, 503},
+		{"no guard", unguarded.Listener.Addr().String(), []string{"POST /api/send HTTP/1.1", host, auth, ct, cl}, 500},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, closed := roundTrip(t, tc.addr, strings.Join(tc.head, "\n"))
+			if resp.StatusCode != tc.want || !resp.Close || !closed {
+				t.Fatalf("status %d (want %d), Connection: close %v, closed %v", resp.StatusCode, tc.want, resp.Close, closed)
+			}
+		})
 	}
 }
