@@ -147,13 +147,17 @@ func refuse(w http.ResponseWriter, msg string, code int) {
 	abandonBody(w)
 }
 
-// abandonBody makes the server give up the rest of a request's body, which
-// it would otherwise read (up to 256 KiB, for as long as the connection
-// allows) after the handler returns, before closing: the read deadline
-// passes now, and the connection closes after the answer.
+// abandonBody bounds the time the server goes on reading the rest of a
+// request's body (up to 256 KiB, which it does after the answer went out
+// and before it closes the connection) to bodyGrace: a client that sends
+// its body gets the answer rather than a reset connection, and one that
+// never sends it does not hold the connection open.
 func abandonBody(w http.ResponseWriter) {
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyGrace))
 }
+
+// bodyGrace is how long a refused request's body may go on arriving.
+const bodyGrace = 500 * time.Millisecond
 
 func isJSON(contentType string) bool {
 	mt, _, err := mime.ParseMediaType(contentType)

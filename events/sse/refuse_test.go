@@ -3,14 +3,13 @@ package sse_test
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,36 +21,50 @@ import (
 // once (it takes milliseconds) before calling it never.
 const answerBound = 10 * time.Second
 
+// reply is what a server answered on a connection of its own.
+type reply struct {
+	status int    // 0 without an answer
+	close  bool   // the answer said Connection: close
+	closed bool   // the server then closed the connection
+	body   string // the answer's body, or what went wrong
+}
+
 // roundTrip sends head (a request's header block, without the blank line
-// that ends it) on a fresh connection and no body, whatever the head
-// declares, and returns the answer, failing the test unless one comes
-// within answerBound. closed reports whether the server then closed the
-// connection (within answerBound too).
-func roundTrip(t *testing.T, addr, head string) (resp *http.Response, body string, closed bool) {
-	t.Helper()
+// that ends it) on a fresh connection, then body (whatever the head
+// declares), and reads the answer and what follows it, for answerBound at
+// most.
+func roundTrip(addr, head, body string) reply {
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
-		t.Fatal(err)
+		return reply{body: err.Error()}
 	}
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(answerBound))
-	if _, err := io.WriteString(conn, strings.ReplaceAll(head, "\n", "\r\n")+"\r\n\r\n"); err != nil {
-		t.Fatal(err)
+	if _, err := io.WriteString(conn, strings.ReplaceAll(head, "\n", "\r\n")+"\r\n\r\n"+body); err != nil {
+		return reply{body: err.Error()}
 	}
 	br := bufio.NewReader(conn)
-	resp, err = http.ReadResponse(br, nil)
+	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
-		t.Fatalf("no answer: %v", err)
+		return reply{body: "no answer: " + err.Error()}
 	}
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatalf("answer's body: %v", err)
+		return reply{status: resp.StatusCode, body: "the answer's body: " + err.Error()}
 	}
 	_, err = br.ReadByte()
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return resp, string(b), false
+	return reply{status: resp.StatusCode, close: resp.Close, closed: err == io.EOF, body: string(b)}
+}
+
+// roundTrips runs roundTrip for each head and body, all at once.
+func roundTrips(addr string, heads [][]string, bodies []string) []reply {
+	replies := make([]reply, len(heads))
+	var wg sync.WaitGroup
+	for i := range heads {
+		wg.Go(func() { replies[i] = roundTrip(addr, strings.Join(heads[i], "\n"), bodies[i]) })
 	}
-	return resp, string(b), err == io.EOF
+	wg.Wait()
+	return replies
 }
 
 // TestRefusalsAnswerAtOnceAndClose: a request the Guard (or the handler
@@ -90,37 +103,46 @@ func TestRefusalsAnswerAtOnceAndClose(t *testing.T) {
 	host := "Host: " + addr
 	auth := "Authorization: Bearer " + g.Token
 	json := "Content-Type: application/json"
-	for _, tc := range []struct {
+	cases := []struct {
 		name string
 		head []string
 		want int
+		body string
 	}{
-		{"no token", []string{"POST /api/send HTTP/1.1", host, json, "Content-Length: 100"}, 401},
-		{"a wrong token", []string{"POST /api/send HTTP/1.1", host, json, "Authorization: Bearer nope", "Content-Length: 100"}, 401},
-		{"a query token on a post", []string{"POST /api/send?token=" + g.Token + " HTTP/1.1", host, json, "Content-Length: 100"}, 401},
-		{"a wrong cookie", []string{"POST /api/send HTTP/1.1", host, json, "Cookie: agentloop_token=nope", "Content-Length: 100"}, 401},
-		{"no token on a get", []string{"GET / HTTP/1.1", host, "Content-Length: 100"}, 401},
-		{"a foreign host", []string{"POST /api/send HTTP/1.1", "Host: evil.example", auth, json, "Content-Length: 100"}, 403},
-		{"a foreign host on a get", []string{"GET /api/events HTTP/1.1", "Host: evil.example:80", auth, "Content-Length: 100"}, 403},
-		{"a foreign origin", []string{"POST /api/send HTTP/1.1", host, auth, json, "Origin: http://evil.example", "Content-Length: 100"}, 403},
-		{"a null origin", []string{"POST /api/send HTTP/1.1", host, auth, json, "Origin: null", "Content-Length: 100"}, 403},
-		{"a form", []string{"POST /api/send HTTP/1.1", host, auth, "Content-Type: application/x-www-form-urlencoded", "Content-Length: 100"}, 415},
-		{"no content type", []string{"POST /api/send HTTP/1.1", host, auth, "Content-Length: 100"}, 415},
-		{"text/plain", []string{"POST /api/send HTTP/1.1", host, auth, "Content-Type: text/plain", "Content-Length: 100"}, 415},
-		{"too large", []string{"POST /api/send HTTP/1.1", host, auth, json, fmt.Sprintf("Content-Length: %d", sse.DefaultMaxBody+1)}, 413},
-		{"too large on a get", []string{"GET / HTTP/1.1", host, auth, "Content-Length: 1000000000"}, 413},
-		{"a chunked body, no token", []string{"POST /api/send HTTP/1.1", host, json, "Transfer-Encoding: chunked"}, 401},
-		{"expecting 100-continue, no token", []string{"POST /api/send HTTP/1.1", host, json, "Expect: 100-continue", "Content-Length: 100"}, 401},
-		{"a wrong method", []string{"PUT /api/send HTTP/1.1", host, auth, json, "Content-Length: 100"}, 405},
-		{"a get of a post's path", []string{"GET /api/send HTTP/1.1", host, auth, "Content-Length: 100"}, 405},
-		{"no such path", []string{"POST /nope HTTP/1.1", host, auth, json, "Content-Length: 100"}, 404},
-		{"a handler that reads no body", []string{"POST /api/stop HTTP/1.1", host, auth, json, "Content-Length: 100"}, 204},
-		{"past MaxClients", []string{"GET /api/events HTTP/1.1", host, auth, "Content-Length: 100"}, 503},
-	} {
+		{"no token", []string{"POST /api/send HTTP/1.1", host, json, "Content-Length: 100"}, 401, ""},
+		{"no token, the body sent", []string{"POST /api/send HTTP/1.1", host, json, "Content-Length: 100"}, 401, strings.Repeat("x", 100)},
+		{"too large, the body sent", []string{"POST /api/send HTTP/1.1", host, auth, json, "Content-Length: 100000"}, 413, strings.Repeat("x", 100000)},
+		{"a wrong token", []string{"POST /api/send HTTP/1.1", host, json, "Authorization: Bearer nope", "Content-Length: 100"}, 401, ""},
+		{"a query token on a post", []string{"POST /api/send?token=" + g.Token + " HTTP/1.1", host, json, "Content-Length: 100"}, 401, ""},
+		{"a wrong cookie", []string{"POST /api/send HTTP/1.1", host, json, "Cookie: agentloop_token=nope", "Content-Length: 100"}, 401, ""},
+		{"no token on a get", []string{"GET / HTTP/1.1", host, "Content-Length: 100"}, 401, ""},
+		{"a foreign host", []string{"POST /api/send HTTP/1.1", "Host: evil.example", auth, json, "Content-Length: 100"}, 403, ""},
+		{"a foreign host on a get", []string{"GET /api/events HTTP/1.1", "Host: evil.example:80", auth, "Content-Length: 100"}, 403, ""},
+		{"a foreign origin", []string{"POST /api/send HTTP/1.1", host, auth, json, "Origin: http://evil.example", "Content-Length: 100"}, 403, ""},
+		{"a null origin", []string{"POST /api/send HTTP/1.1", host, auth, json, "Origin: null", "Content-Length: 100"}, 403, ""},
+		{"a form", []string{"POST /api/send HTTP/1.1", host, auth, "Content-Type: application/x-www-form-urlencoded", "Content-Length: 100"}, 415, ""},
+		{"no content type", []string{"POST /api/send HTTP/1.1", host, auth, "Content-Length: 100"}, 415, ""},
+		{"text/plain", []string{"POST /api/send HTTP/1.1", host, auth, "Content-Type: text/plain", "Content-Length: 100"}, 415, ""},
+		{"too large", []string{"POST /api/send HTTP/1.1", host, auth, json, fmt.Sprintf("Content-Length: %d", sse.DefaultMaxBody+1)}, 413, ""},
+		{"too large on a get", []string{"GET / HTTP/1.1", host, auth, "Content-Length: 1000000000"}, 413, ""},
+		{"a chunked body, no token", []string{"POST /api/send HTTP/1.1", host, json, "Transfer-Encoding: chunked"}, 401, ""},
+		{"expecting 100-continue, no token", []string{"POST /api/send HTTP/1.1", host, json, "Expect: 100-continue", "Content-Length: 100"}, 401, ""},
+		{"a wrong method", []string{"PUT /api/send HTTP/1.1", host, auth, json, "Content-Length: 100"}, 405, ""},
+		{"a get of a post's path", []string{"GET /api/send HTTP/1.1", host, auth, "Content-Length: 100"}, 405, ""},
+		{"no such path", []string{"POST /nope HTTP/1.1", host, auth, json, "Content-Length: 100"}, 404, ""},
+		{"a handler that reads no body", []string{"POST /api/stop HTTP/1.1", host, auth, json, "Content-Length: 100"}, 204, ""},
+		{"past MaxClients", []string{"GET /api/events HTTP/1.1", host, auth, "Content-Length: 100"}, 503, ""},
+	}
+	var heads [][]string
+	var bodies []string
+	for _, tc := range cases {
+		heads, bodies = append(heads, tc.head), append(bodies, tc.body)
+	}
+	replies := roundTrips(addr, heads, bodies) // at once: each may wait for its close
+	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			resp, body, closed := roundTrip(t, addr, strings.Join(tc.head, "\n"))
-			if resp.StatusCode != tc.want || !resp.Close || !closed {
-				t.Fatalf("status %d (want %d), Connection: close %v, closed %v: %s", resp.StatusCode, tc.want, resp.Close, closed, body)
+			if r := replies[i]; r.status != tc.want || !r.close || !r.closed {
+				t.Fatalf("status %d (want %d), Connection: close %v, closed %v: %s", r.status, tc.want, r.close, r.closed, r.body)
 			}
 		})
 	}
@@ -140,9 +162,8 @@ func TestAcceptedBodiesAreBounded(t *testing.T) {
 	defer srv.Close()
 	addr := srv.Listener.Addr().String()
 	head := "POST / HTTP/1.1\nHost: " + addr + "\nAuthorization: Bearer " + g.Token + "\nContent-Type: application/json\nContent-Length: 100"
-	resp, body, closed := roundTrip(t, addr, head)
-	if resp.StatusCode != http.StatusBadRequest || !closed {
-		t.Fatalf("a body that never came: %d, closed %v: %s", resp.StatusCode, closed, body)
+	if r := roundTrip(addr, head, ""); r.status != http.StatusBadRequest || !r.closed {
+		t.Fatalf("a body that never came: %d, closed %v: %s", r.status, r.closed, r.body)
 	}
 
 	conn, err := net.Dial("tcp", addr)

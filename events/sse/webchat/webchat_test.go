@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -104,31 +105,39 @@ func TestHandlerNeedsAGuard(t *testing.T) {
 	}
 }
 
+// reply is what a server answered on a connection of its own.
+type reply struct {
+	status int  // 0 without an answer
+	close  bool // the answer said Connection: close
+	closed bool // the server then closed the connection
+	err    error
+}
+
 // roundTrip sends head (a request's header block, without the blank line
 // that ends it) on a fresh connection and no body, whatever the head
-// declares, and returns the answer, failing the test unless one comes
-// within 10 s (it takes milliseconds). closed reports whether the server
-// then closed the connection.
-func roundTrip(t *testing.T, addr, head string) (resp *http.Response, closed bool) {
-	t.Helper()
+// declares, and reads the answer and what follows it, for 10 s at most
+// (an answer takes milliseconds; the connection closes within half a
+// second).
+func roundTrip(addr, head string) (r reply) {
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
-		t.Fatal(err)
+		return reply{err: err}
 	}
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
 	if _, err := io.WriteString(conn, strings.ReplaceAll(head, "\n", "\r\n")+"\r\n\r\n"); err != nil {
-		t.Fatal(err)
+		return reply{err: err}
 	}
 	br := bufio.NewReader(conn)
-	if resp, err = http.ReadResponse(br, nil); err != nil {
-		t.Fatalf("no answer: %v", err)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		return reply{err: err}
 	}
 	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-		t.Fatalf("answer's body: %v", err)
+		return reply{status: resp.StatusCode, err: err}
 	}
 	_, err = br.ReadByte()
-	return resp, err == io.EOF
+	return reply{status: resp.StatusCode, close: resp.Close, closed: err == io.EOF}
 }
 
 // TestRefusalsAnswerAtOnce: every request the page's API refuses, which
@@ -161,7 +170,7 @@ func TestRefusalsAnswerAtOnce(t *testing.T) {
 
 	addr := srv.Listener.Addr().String()
 	host, auth, ct, cl := "Host: "+addr, "Authorization: Bearer "+guard.Token, "Content-Type: application/json", "Content-Length: 100"
-	for _, tc := range []struct {
+	cases := []struct {
 		name string
 		addr string
 		head []string
@@ -179,11 +188,17 @@ func TestRefusalsAnswerAtOnce(t *testing.T) {
 		{"stop, which reads no body", addr, []string{"POST /api/stop HTTP/1.1", host, auth, ct, cl}, 204},
 		{"events past MaxClients", addr, []string{"GET /api/events HTTP/1.1", host, auth, cl}, 503},
 		{"no guard", unguarded.Listener.Addr().String(), []string{"POST /api/send HTTP/1.1", host, auth, ct, cl}, 500},
-	} {
+	}
+	replies := make([]reply, len(cases))
+	var wg sync.WaitGroup
+	for i, tc := range cases { // at once: each waits for its close
+		wg.Go(func() { replies[i] = roundTrip(tc.addr, strings.Join(tc.head, "\n")) })
+	}
+	wg.Wait()
+	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			resp, closed := roundTrip(t, tc.addr, strings.Join(tc.head, "\n"))
-			if resp.StatusCode != tc.want || !resp.Close || !closed {
-				t.Fatalf("status %d (want %d), Connection: close %v, closed %v", resp.StatusCode, tc.want, resp.Close, closed)
+			if r := replies[i]; r.status != tc.want || !r.close || !r.closed || r.err != nil {
+				t.Fatalf("status %d (want %d), Connection: close %v, closed %v, %v", r.status, tc.want, r.close, r.closed, r.err)
 			}
 		})
 	}
