@@ -284,3 +284,41 @@ func checkStream(r io.Reader) (uint64, error) {
 	}
 	return last, c.sc.Err()
 }
+
+// TestSnapshotEncodesAsJSONWould: the snapshot built by copying the
+// encoded messages is byte for byte what encoding the frame gives, with
+// and without messages, tools and a message in flight.
+func TestSnapshotEncodesAsJSONWould(t *testing.T) {
+	ctx := context.Background()
+	b := New(0)
+	check := func(when string) {
+		t.Helper()
+		s := b.now.Load().snap
+		f := s.frame
+		if f.Messages == nil {
+			f.Messages = []json.RawMessage{}
+		}
+		if f.Tools == nil {
+			f.Tools = []runningTool{}
+		}
+		want, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.encode(); string(got) != string(want) {
+			t.Fatalf("%s:\n got %s\nwant %s", when, got, want)
+		}
+	}
+	check("empty")
+	b.Publish(ctx, events.AgentStart{})
+	b.Publish(ctx, events.MessageEnd{Message: providers.NewUserText("<b>&\u2028 \"quoted\" é")})
+	b.Publish(ctx, events.ToolExecutionStart{ToolCallID: "a", ToolName: "t", Args: map[string]any{"html": "<script>"}})
+	check("a message and a tool")
+	bl := providers.NewBuilder(providers.Model{ID: "m"})
+	b.Publish(ctx, events.MessageStart{Message: *bl.Start().Message})
+	b.Publish(ctx, events.MessageUpdate{Stream: bl.TextStart()})
+	b.Publish(ctx, events.MessageUpdate{Stream: bl.TextDelta("so <far>")})
+	check("a message in flight")
+	b.Publish(ctx, events.AgentEnd{})
+	check("after the run")
+}

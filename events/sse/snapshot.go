@@ -2,6 +2,7 @@ package sse
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -127,21 +128,34 @@ type snapshotFrame struct {
 }
 
 // encode returns the snapshot event's data. The first caller encodes it;
-// the others wait for that and share the bytes.
+// the others wait for that and share the bytes. The messages were encoded
+// as they ended and are copied as they are, so a snapshot costs its size in
+// copying, not a second encoding of the transcript.
 func (s *snapshot) encode() []byte {
 	s.once.Do(func() {
 		f := s.frame
-		if f.Messages == nil {
-			f.Messages = []json.RawMessage{}
-		}
 		if f.Tools == nil {
 			f.Tools = []runningTool{}
 		}
-		data, err := json.Marshal(f)
-		if err != nil {
-			data = []byte(`{"type":"snapshot","v":1,"messages":[],"omitted":0,"streaming":null,"running":false,"tools":[]}`)
+		streaming, err1 := json.Marshal(f.Streaming)
+		tools, err2 := json.Marshal(f.Tools)
+		if err1 != nil || err2 != nil {
+			streaming, tools = []byte("null"), []byte("[]")
 		}
-		s.data = data
+		size := 160 + len(streaming) + len(tools)
+		for _, m := range f.Messages {
+			size += len(m) + 1
+		}
+		b := make([]byte, 0, size)
+		b = fmt.Appendf(b, `{"type":"snapshot","v":%d,"messages":[`, f.V)
+		for i, m := range f.Messages {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, m...)
+		}
+		b = fmt.Appendf(b, `],"omitted":%d,"streaming":%s,"running":%t,"tools":%s}`, f.Omitted, streaming, f.Running, tools)
+		s.data = b
 	})
 	return s.data
 }

@@ -45,6 +45,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -272,11 +273,11 @@ func (b *Broker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if p.snapshot != nil {
 			last = p.snapshot.at
-			fmt.Fprintf(w, "id: %s-%d\nevent: snapshot\ndata: %s\n\n", b.epoch, last, p.snapshot.encode())
+			b.write(w, last, "snapshot", p.snapshot.encode())
 		}
 		fresh = false
 		for _, en := range p.events {
-			fmt.Fprintf(w, "id: %s-%d\nevent: %s\ndata: %s\n\n", b.epoch, en.id, en.name, en.data)
+			b.write(w, en.id, en.name, en.data)
 			last = en.id
 		}
 		if err := rc.Flush(); err != nil || p.closed {
@@ -292,6 +293,14 @@ func (b *Broker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+}
+
+// write sends one event. The data goes out as it is, not through a
+// formatting buffer: a snapshot may be megabytes.
+func (b *Broker) write(w io.Writer, id uint64, name string, data []byte) {
+	fmt.Fprintf(w, "id: %s-%d\nevent: %s\ndata: ", b.epoch, id, name)
+	_, _ = w.Write(data)
+	_, _ = io.WriteString(w, "\n\n")
 }
 
 // admit counts a client in, unless MaxClients are being served.
