@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -298,9 +299,7 @@ func TestSnapshotEncodesAsJSONWould(t *testing.T) {
 		if f.Messages == nil {
 			f.Messages = []json.RawMessage{}
 		}
-		if f.Tools == nil {
-			f.Tools = []runningTool{}
-		}
+		f.Tools = s.runningTools()
 		want, err := json.Marshal(f)
 		if err != nil {
 			t.Fatal(err)
@@ -321,4 +320,66 @@ func TestSnapshotEncodesAsJSONWould(t *testing.T) {
 	check("a message in flight")
 	b.Publish(ctx, events.AgentEnd{})
 	check("after the run")
+}
+
+// TestSnapshotsKeepTheirToolCalls: every snapshot, encoded long after
+// later events started, updated and ended calls, lists the calls running
+// at its own event, in the order they started; the log of calls stays in
+// proportion to the calls running.
+func TestSnapshotsKeepTheirToolCalls(t *testing.T) {
+	ctx := context.Background()
+	b := New(0)
+	type call struct {
+		id      string
+		partial string
+	}
+	var model []call // running, in start order
+	var snaps []*snapshot
+	var want []string
+	for i := range 600 {
+		id := fmt.Sprint(i % 37)
+		at := slices.IndexFunc(model, func(c call) bool { return c.id == id })
+		switch {
+		case i%200 == 199:
+			b.Publish(ctx, events.AgentEnd{})
+			model = nil
+		case at < 0:
+			b.Publish(ctx, events.ToolExecutionStart{ToolCallID: id, ToolName: "t"})
+			model = append(model, call{id: id})
+		case i%3 == 0:
+			b.Publish(ctx, events.ToolExecutionEnd{ToolCallID: id, ToolName: "t"})
+			model = slices.Delete(model, at, at+1)
+		default:
+			p := fmt.Sprint("step ", i)
+			b.Publish(ctx, events.ToolExecutionUpdate{ToolCallID: id, ToolName: "t", Partial: tools.TextResult(p)})
+			model[at].partial = p
+		}
+		snaps = append(snaps, b.now.Load().snap)
+		want = append(want, fmt.Sprint(model))
+		b.mu.Lock()
+		logged, live := len(b.conv.tools), len(b.conv.live)
+		b.mu.Unlock()
+		if logged > 2*live+2 {
+			t.Fatalf("event %d: %d records for %d calls running", i, logged, live)
+		}
+	}
+	for i, s := range snaps {
+		var f snapshotFrame
+		if err := json.Unmarshal(s.encode(), &f); err != nil {
+			t.Fatal(err)
+		}
+		var got []call
+		for _, r := range f.Tools {
+			c := call{id: r.ID}
+			if r.Partial != nil && len(r.Partial.Content) == 1 {
+				if text, ok := r.Partial.Content[0].(providers.Text); ok {
+					c.partial = text.Text
+				}
+			}
+			got = append(got, c)
+		}
+		if fmt.Sprint(got) != want[i] {
+			t.Fatalf("snapshot %d:\n got %v\nwant %s", i, got, want[i])
+		}
+	}
 }

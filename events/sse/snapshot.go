@@ -1,10 +1,12 @@
 package sse
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/tools"
@@ -18,14 +20,26 @@ import (
 //
 // A snapshot shares the conversation's parts instead of copying them, so
 // nothing a snapshot holds is ever changed in place: the messages are a
-// window, and the tools slice is replaced on every change.
+// window, and the tool calls a log of records, each of which says from
+// which event on it no longer holds. Every event costs O(1), however many
+// calls are running.
 type conversation struct {
 	messages window[json.RawMessage]
 	bytes    int
 	omitted  int
 	inflight events.Assembler
 	running  bool
-	tools    []runningTool
+	tools    []*toolRecord          // appended to; views are clipped
+	live     map[string]*toolRecord // the record that holds for each call running
+	dead     int                    // records in tools that no longer hold
+}
+
+// toolRecord is a running call as of one event: an update or the end
+// marks it gone, and an update appends the next record.
+type toolRecord struct {
+	runningTool
+	order uint64        // the id of the call's start event: snapshots list calls in start order
+	gone  atomic.Uint64 // the id of the event from which this record no longer holds; 0 while it does
 }
 
 // runningTool is a tool call between its start and end events.
@@ -50,15 +64,16 @@ func encodeMessage(e events.Event) json.RawMessage {
 	return data
 }
 
-// add folds one event in; msg is encodeMessage(e), max bounds the bytes
-// of the messages kept.
-func (c *conversation) add(e events.Event, msg json.RawMessage, max int) {
+// add folds in event at; msg is encodeMessage(e), max bounds the bytes of
+// the messages kept.
+func (c *conversation) add(at uint64, e events.Event, msg json.RawMessage, max int) {
 	c.inflight.Add(e)
 	switch e := e.(type) {
 	case events.AgentStart:
 		c.running = true
 	case events.AgentEnd:
-		c.running, c.tools = false, nil
+		// Earlier snapshots keep the old log, as it was for them.
+		c.running, c.tools, c.live, c.dead = false, nil, nil, 0
 	case events.MessageEnd:
 		if msg == nil {
 			return
@@ -76,22 +91,49 @@ func (c *conversation) add(e events.Event, msg json.RawMessage, max int) {
 		if args == nil {
 			args = map[string]any{}
 		}
-		c.tools = append(slices.Clip(c.tools), runningTool{ID: e.ToolCallID, Name: e.ToolName, Args: args})
+		c.endTool(at, e.ToolCallID) // a repeated start replaces the call
+		c.addTool(&toolRecord{runningTool: runningTool{ID: e.ToolCallID, Name: e.ToolName, Args: args}, order: at})
 	case events.ToolExecutionUpdate:
-		if i := c.tool(e.ToolCallID); i >= 0 {
+		if old := c.endTool(at, e.ToolCallID); old != nil {
 			p := e.Partial
-			c.tools = slices.Clone(c.tools)
-			c.tools[i].Partial = &p
+			r := &toolRecord{runningTool: old.runningTool, order: old.order}
+			r.Partial = &p
+			c.addTool(r)
 		}
 	case events.ToolExecutionEnd:
-		if i := c.tool(e.ToolCallID); i >= 0 {
-			c.tools = slices.Concat(c.tools[:i], c.tools[i+1:])
-		}
+		c.endTool(at, e.ToolCallID)
 	}
 }
 
-func (c *conversation) tool(id string) int {
-	return slices.IndexFunc(c.tools, func(t runningTool) bool { return t.ID == id })
+func (c *conversation) addTool(r *toolRecord) {
+	if c.live == nil {
+		c.live = map[string]*toolRecord{}
+	}
+	c.live[r.ID] = r
+	c.tools = append(c.tools, r)
+}
+
+// endTool marks the call's record gone from event at on and returns it
+// (nil if the call is not running). Once half the log is gone, the log
+// moves to a fresh array of the records that hold: O(1) per record,
+// amortized.
+func (c *conversation) endTool(at uint64, id string) *toolRecord {
+	r := c.live[id]
+	if r == nil {
+		return nil
+	}
+	r.gone.Store(at)
+	delete(c.live, id)
+	if c.dead++; c.dead > len(c.tools)/2 {
+		fresh := make([]*toolRecord, 0, len(c.live))
+		for _, t := range c.tools {
+			if t.gone.Load() == 0 {
+				fresh = append(fresh, t)
+			}
+		}
+		c.tools, c.dead = fresh, 0
+	}
+	return r
 }
 
 // snapshot returns the state as of event at, for every client that asks
@@ -99,8 +141,8 @@ func (c *conversation) tool(id string) int {
 // message in flight's list of blocks, whose text is shared); clients
 // encode it later, outside the Broker's lock.
 func (c *conversation) snapshot(at uint64) *snapshot {
-	s := &snapshot{at: at, frame: snapshotFrame{Type: "snapshot", V: events.WireVersion,
-		Messages: c.messages.kept(), Omitted: c.omitted, Running: c.running, Tools: c.tools}}
+	s := &snapshot{at: at, tools: slices.Clip(c.tools), frame: snapshotFrame{Type: "snapshot", V: events.WireVersion,
+		Messages: c.messages.kept(), Omitted: c.omitted, Running: c.running}}
 	if m := c.inflight.Message(); m != nil {
 		s.frame.Streaming = m
 	}
@@ -112,8 +154,26 @@ func (c *conversation) snapshot(at uint64) *snapshot {
 type snapshot struct {
 	at    uint64 // the id of the newest event it includes
 	frame snapshotFrame
+	tools []*toolRecord // the frame's Tools: those that held at event at
 	once  sync.Once
 	data  []byte
+}
+
+// runningTools returns the calls running as of the snapshot's event, in
+// the order they started.
+func (s *snapshot) runningTools() []runningTool {
+	var held []*toolRecord
+	for _, r := range s.tools {
+		if g := r.gone.Load(); g == 0 || g > s.at {
+			held = append(held, r)
+		}
+	}
+	slices.SortFunc(held, func(a, b *toolRecord) int { return cmp.Compare(a.order, b.order) })
+	running := make([]runningTool, len(held))
+	for i, r := range held {
+		running[i] = r.runningTool
+	}
+	return running
 }
 
 // snapshotFrame is the data of a snapshot event.
@@ -134,11 +194,8 @@ type snapshotFrame struct {
 func (s *snapshot) encode() []byte {
 	s.once.Do(func() {
 		f := s.frame
-		if f.Tools == nil {
-			f.Tools = []runningTool{}
-		}
 		streaming, err1 := json.Marshal(f.Streaming)
-		tools, err2 := json.Marshal(f.Tools)
+		tools, err2 := json.Marshal(s.runningTools())
 		if err1 != nil || err2 != nil {
 			streaming, tools = []byte("null"), []byte("[]")
 		}

@@ -145,7 +145,7 @@ func (b *Broker) Publish(_ context.Context, e events.Event) {
 	b.buf.push(en)
 	b.bytes += len(data)
 	b.trim()
-	b.conv.add(e, msg, b.maxBytes())
+	b.conv.add(en.id, e, msg, b.maxBytes())
 	b.advance(b.CloseOnAgentEnd && e.Type() == events.TypeAgentEnd)
 }
 
