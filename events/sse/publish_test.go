@@ -300,6 +300,9 @@ func TestSnapshotEncodesAsJSONWould(t *testing.T) {
 			f.Messages = []json.RawMessage{}
 		}
 		f.Tools = s.runningTools()
+		if m := s.streaming.Partial(); m != nil {
+			f.Streaming = m
+		}
 		want, err := json.Marshal(f)
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentloop/agentloop/events"
+	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/tools"
 )
 
@@ -137,16 +138,12 @@ func (c *conversation) endTool(at uint64, id string) *toolRecord {
 }
 
 // snapshot returns the state as of event at, for every client that asks
-// before the next event. It costs a reference to each part (and the
-// message in flight's list of blocks, whose text is shared); clients
-// encode it later, outside the Broker's lock.
+// before the next event. It costs a reference to each part, O(1); clients
+// put the message in flight together and encode it all later, outside the
+// Broker's lock.
 func (c *conversation) snapshot(at uint64) *snapshot {
-	s := &snapshot{at: at, tools: slices.Clip(c.tools), frame: snapshotFrame{Type: "snapshot", V: events.WireVersion,
-		Messages: c.messages.kept(), Omitted: c.omitted, Running: c.running}}
-	if m := c.inflight.Message(); m != nil {
-		s.frame.Streaming = m
-	}
-	return s
+	return &snapshot{at: at, tools: slices.Clip(c.tools), streaming: c.inflight.Latest(), frame: snapshotFrame{Type: "snapshot",
+		V: events.WireVersion, Messages: c.messages.kept(), Omitted: c.omitted, Running: c.running}}
 }
 
 // snapshot is the conversation as of one event, never changed: clients
@@ -155,8 +152,10 @@ type snapshot struct {
 	at    uint64 // the id of the newest event it includes
 	frame snapshotFrame
 	tools []*toolRecord // the frame's Tools: those that held at event at
-	once  sync.Once
-	data  []byte
+	// streaming's Partial is the frame's Streaming
+	streaming providers.StreamEvent
+	once      sync.Once
+	data      []byte
 }
 
 // runningTools returns the calls running as of the snapshot's event, in
@@ -194,6 +193,9 @@ type snapshotFrame struct {
 func (s *snapshot) encode() []byte {
 	s.once.Do(func() {
 		f := s.frame
+		if m := s.streaming.Partial(); m != nil {
+			f.Streaming = m
+		}
 		streaming, err1 := json.Marshal(f.Streaming)
 		tools, err2 := json.Marshal(s.runningTools())
 		if err1 != nil || err2 != nil {
