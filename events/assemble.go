@@ -11,20 +11,21 @@ import "github.com/agentloop/agentloop/providers"
 // The zero value is ready to use. An Assembler is not safe for concurrent
 // use.
 type Assembler struct {
-	b *providers.Builder
+	b      *providers.Builder
+	latest providers.StreamEvent // the builder's event for the last change
 }
 
 // Add folds one event in.
 func (a *Assembler) Add(e Event) {
 	switch e := e.(type) {
 	case MessageStart:
-		a.b = nil
+		a.b, a.latest = nil, providers.StreamEvent{}
 		if m, ok := e.Message.(providers.AssistantMessage); ok {
 			a.b = providers.NewBuilder(providers.Model{ID: m.Model, API: m.API, Provider: m.Provider})
-			a.b.Start()
+			a.latest = a.b.Start()
 		}
 	case MessageEnd:
-		a.b = nil
+		a.b, a.latest = nil, providers.StreamEvent{}
 	case MessageUpdate:
 		if a.b != nil {
 			a.apply(e.Stream)
@@ -36,26 +37,26 @@ func (a *Assembler) apply(ev providers.StreamEvent) {
 	b := a.b
 	switch ev.Type {
 	case providers.StreamTextStart:
-		b.TextStart()
+		a.latest = b.TextStart()
 	case providers.StreamTextDelta:
-		b.TextDelta(ev.Delta)
+		a.latest = b.TextDelta(ev.Delta)
 	case providers.StreamTextEnd:
-		b.TextEnd()
+		a.latest = b.TextEnd()
 	case providers.StreamThinkingStart:
-		b.ThinkingStart()
+		a.latest = b.ThinkingStart()
 	case providers.StreamThinkingDelta:
-		b.ThinkingDelta(ev.Delta)
+		a.latest = b.ThinkingDelta(ev.Delta)
 	case providers.StreamThinkingEnd:
-		b.ThinkingEnd("") // the signature comes with message_end
+		a.latest = b.ThinkingEnd("") // the signature comes with message_end
 	case providers.StreamToolCallStart:
 		if ev.ToolCall != nil {
-			b.ToolCallStart(ev.ToolCall.ID, ev.ToolCall.Name)
+			a.latest = b.ToolCallStart(ev.ToolCall.ID, ev.ToolCall.Name)
 		}
 	case providers.StreamToolCallDelta:
-		b.ToolCallDeltaAt(ev.ContentIndex, ev.Delta, nil)
+		a.latest = b.ToolCallDeltaAt(ev.ContentIndex, ev.Delta, nil)
 	case providers.StreamToolCallEnd:
 		if ev.ToolCall != nil {
-			b.ToolCallEndAt(ev.ContentIndex, ev.ToolCall.Arguments, !ev.ToolCall.Incomplete)
+			a.latest = b.ToolCallEndAt(ev.ContentIndex, ev.ToolCall.Arguments, !ev.ToolCall.Incomplete)
 		}
 	}
 }
@@ -69,3 +70,11 @@ func (a *Assembler) Message() *providers.AssistantMessage {
 	}
 	return a.b.Snapshot()
 }
+
+// Latest returns the message in flight as a stream event whose Partial
+// puts it together when called: Latest costs O(1) however many blocks the
+// message has, and the event never changes whatever the Assembler is fed
+// next, so another goroutine may call its Partial later (an SSE server
+// keeps one per event and builds the message only for a client that
+// asks). Between messages its Partial is nil.
+func (a *Assembler) Latest() providers.StreamEvent { return a.latest }

@@ -4,11 +4,14 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
+	"fmt"
+	"io"
 	"mime"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -27,7 +30,15 @@ import (
 //     programs send "Authorization: Bearer TOKEN";
 //   - a state-changing request (not GET or HEAD) from another origin, or
 //     whose body is not application/json (what a cross-site form can
-//     send), or larger than MaxBody.
+//     send);
+//   - a body declared larger than MaxBody (one that turns out larger
+//     stops there).
+//
+// Every refusal is answered at once and closes the connection, whatever
+// body the request declared: the server never waits for a body it will
+// not read. So does any answer the guarded handler gives before reading
+// the body to its end (a 405 from a ServeMux, say); a body it does read
+// must arrive within BodyTimeout.
 //
 // Serve it on a loopback address, with the timeouts of NewServer.
 type Guard struct {
@@ -36,12 +47,18 @@ type Guard struct {
 	// Hosts are Host values accepted besides the loopback names (a port
 	// is ignored).
 	Hosts []string
-	// MaxBody bounds a request's body; 0 means 64 KiB.
+	// MaxBody bounds a request's body; 0 means DefaultMaxBody.
 	MaxBody int64
+	// BodyTimeout bounds the time to read a request's body, from when
+	// the Guard admits it; 0 means DefaultBodyTimeout.
+	BodyTimeout time.Duration
 }
 
-// bodyTimeout bounds the time to read a state-changing request's body.
-const bodyTimeout = 30 * time.Second
+// Defaults for a Guard's bounds.
+const (
+	DefaultMaxBody     = 64 << 10
+	DefaultBodyTimeout = 30 * time.Second
+)
 
 // cookieName is the cookie that carries the token after the first visit.
 const cookieName = "agentloop_token"
@@ -66,36 +83,85 @@ func (g *Guard) URL(base string) string {
 	return u.String()
 }
 
+// The texts of the Guard's refusals.
+const (
+	refusedHost   = "this server answers only to localhost"
+	refusedToken  = "a token is required: open the address the server printed"
+	refusedOrigin = "cross-origin requests are refused"
+	refusedType   = "the body must be application/json"
+	refusedSize   = "the body is larger than %d bytes"
+)
+
 // Handler returns next behind the guard.
 func (g *Guard) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !g.hostAllowed(r.Host) {
-			http.Error(w, "this server answers only to localhost", http.StatusForbidden)
+		max := g.MaxBody
+		if max <= 0 {
+			max = DefaultMaxBody
+		}
+		switch {
+		case !g.hostAllowed(r.Host):
+			refuse(w, refusedHost, http.StatusForbidden)
+			return
+		case !g.authorized(w, r):
+			refuse(w, refusedToken, http.StatusUnauthorized)
+			return
+		case r.Method != http.MethodGet && r.Method != http.MethodHead && !sameOrigin(r.Header.Get("Origin"), r.Host):
+			refuse(w, refusedOrigin, http.StatusForbidden)
+			return
+		case r.Method != http.MethodGet && r.Method != http.MethodHead && !isJSON(r.Header.Get("Content-Type")):
+			refuse(w, refusedType, http.StatusUnsupportedMediaType)
+			return
+		case r.ContentLength > max:
+			refuse(w, fmt.Sprintf(refusedSize, max), http.StatusRequestEntityTooLarge)
 			return
 		}
-		if !g.authorized(w, r) {
-			http.Error(w, "a token is required: open the address the server printed", http.StatusUnauthorized)
+		if r.ContentLength == 0 {
+			next.ServeHTTP(w, r)
 			return
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
-				http.Error(w, "cross-origin requests are refused", http.StatusForbidden)
-				return
-			}
-			if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-				http.Error(w, "the body must be application/json", http.StatusUnsupportedMediaType)
-				return
-			}
-			max := g.MaxBody
-			if max <= 0 {
-				max = 64 << 10
-			}
-			r.Body = http.MaxBytesReader(w, r.Body, max)
-			// A body must arrive in time (an event stream reads none).
-			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyTimeout))
+		// A body: bounded in bytes and in time, and an answer that does
+		// not wait for the part of it the handler leaves.
+		timeout := g.BodyTimeout
+		if timeout <= 0 {
+			timeout = DefaultBodyTimeout
 		}
-		next.ServeHTTP(w, r)
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(timeout))
+		body := &watchedBody{ReadCloser: http.MaxBytesReader(w, r.Body, max)}
+		r.Body = body
+		defer func() {
+			if !body.eof.Load() {
+				abandonBody(w)
+			}
+		}()
+		next.ServeHTTP(&closeUnread{ResponseWriter: w, body: body}, r)
 	})
+}
+
+// refuse answers a request with an error at once and closes the
+// connection: the server does not first wait for a body the request
+// declared and never sent.
+func refuse(w http.ResponseWriter, msg string, code int) {
+	w.Header().Set("Connection", "close")
+	http.Error(w, msg, code)
+	abandonBody(w)
+}
+
+// abandonBody bounds the time the server goes on reading the rest of a
+// request's body (up to 256 KiB, which it does after the answer went out
+// and before it closes the connection) to bodyGrace: a client that sends
+// its body gets the answer rather than a reset connection, and one that
+// never sends it does not hold the connection open.
+func abandonBody(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyGrace))
+}
+
+// bodyGrace is how long a refused request's body may go on arriving.
+const bodyGrace = 500 * time.Millisecond
+
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "application/json"
 }
 
 func (g *Guard) hostAllowed(host string) bool {
@@ -139,17 +205,78 @@ func (g *Guard) matches(token string) bool {
 	return token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(g.Token)) == 1
 }
 
+// sameOrigin reports whether a request's Origin (none counts) is the
+// server's own.
 func sameOrigin(origin, host string) bool {
+	if origin == "" {
+		return true
+	}
 	u, err := url.Parse(origin)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && strings.EqualFold(u.Host, host)
 }
 
 // NewServer returns an http.Server for a local page with timeouts that
 // keep half-sent requests and idle connections from piling up: 10 s to
-// read a request's headers (the Guard gives a body 30 s), 2 minutes idle,
-// 64 KiB of headers. It sets no read or write timeout on the connection as
-// a whole, which would end event streams.
+// read a request's headers, 40 s to read a whole request (the Guard gives
+// a body 30 s from its headers), 2 minutes idle, 64 KiB of headers. The
+// read timeout bounds reading the request only: an event stream, which
+// has no body, outlives it. There is no write timeout on the connection
+// as a whole, which would end event streams; the Broker bounds each write.
 func NewServer(addr string, h http.Handler) *http.Server {
 	return &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+		ReadTimeout: 40 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 }
+
+// watchedBody is a request body that knows whether it was read to its end.
+type watchedBody struct {
+	io.ReadCloser
+	eof atomic.Bool
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.eof.Store(true)
+	}
+	return n, err
+}
+
+// closeUnread is a response that closes the connection when it starts
+// before the handler read the request's body to its end: the server would
+// otherwise wait for the rest of a body that may never come before it
+// answers.
+type closeUnread struct {
+	http.ResponseWriter
+	body    *watchedBody
+	started bool
+}
+
+func (w *closeUnread) WriteHeader(code int) {
+	if !w.started && code >= 200 {
+		w.started = true
+		if !w.body.eof.Load() {
+			w.Header().Set("Connection", "close")
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *closeUnread) Write(p []byte) (int, error) {
+	if !w.started {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush and FlushError serve http.Flusher and http.ResponseController.
+func (w *closeUnread) Flush() { _ = w.FlushError() }
+
+func (w *closeUnread) FlushError() error {
+	if !w.started {
+		w.WriteHeader(http.StatusOK)
+	}
+	return http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap serves http.ResponseController's other methods.
+func (w *closeUnread) Unwrap() http.ResponseWriter { return w.ResponseWriter }

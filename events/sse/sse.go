@@ -31,8 +31,13 @@
 // messages the snapshot keeps, and the number of clients by MaxClients (a
 // 503 past it).
 //
-// Publishing never waits for clients: a client too slow to keep up falls
-// behind in the buffer, not the run.
+// Publishing never waits for clients: clients take no lock that Publish
+// takes. Each event leaves the Broker's state as a value that never
+// changes (the buffered events, shared rather than copied, and the
+// conversation as of that event), which clients read with one atomic
+// load; a client encodes its snapshot (once per event for all of them)
+// and writes outside of anything Publish holds, so a client too slow to
+// keep up falls behind in the buffer, not the run.
 package sse
 
 import (
@@ -40,11 +45,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentloop/agentloop/events"
@@ -79,17 +85,27 @@ type Broker struct {
 	// DefaultMaxClients. Past it a client gets 503.
 	MaxClients int
 
-	epoch   string // this Broker's part of every id
-	mu      sync.Mutex
-	buf     []entry // the kept events, oldest first, from buf[head]
-	head    int
-	limit   int    // how many events buf keeps
-	bytes   int    // encoded bytes of the kept events
-	next    uint64 // sequence of the next event (from 1)
-	conv    conversation
-	clients int
-	wake    chan struct{}
-	closed  bool
+	epoch   string       // this Broker's part of every id
+	clients atomic.Int64 // the streams being served
+	now     atomic.Pointer[state]
+
+	// mu is taken by Publish and Close only, never by a client.
+	mu    sync.Mutex
+	buf   window[entry] // the kept events, oldest first
+	limit int           // how many events buf keeps
+	bytes int           // encoded bytes of the kept events
+	next  uint64        // sequence of the next event (from 1)
+	conv  conversation
+}
+
+// state is the Broker as of one event. It never changes: clients read it
+// without a lock, and the next event replaces it.
+type state struct {
+	last   uint64        // the newest event's id, 0 before the first
+	events []entry       // the events kept, oldest first
+	snap   *snapshot     // the conversation as of last
+	wake   chan struct{} // closed when a new state replaces this one
+	closed bool          // nothing more will be published
 }
 
 type entry struct {
@@ -104,9 +120,11 @@ func New(capacity int) *Broker {
 	if capacity <= 0 {
 		capacity = DefaultCapacity
 	}
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	return &Broker{epoch: hex.EncodeToString(b), limit: capacity, next: 1, wake: make(chan struct{})}
+	id := make([]byte, 4)
+	_, _ = rand.Read(id)
+	b := &Broker{epoch: hex.EncodeToString(id), limit: capacity, next: 1}
+	b.now.Store(&state{snap: b.conv.snapshot(0), wake: make(chan struct{})})
+	return b
 }
 
 // Publish records an event; it is an events.Handler. It never blocks on
@@ -116,37 +134,43 @@ func (b *Broker) Publish(_ context.Context, e events.Event) {
 	if err != nil {
 		return
 	}
+	msg := encodeMessage(e)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.closed {
+	if b.now.Load().closed {
 		return
 	}
 	en := entry{id: b.next, name: string(e.Type()), data: data}
 	b.next++
-	b.buf = append(b.buf, en)
+	b.buf.push(en)
 	b.bytes += len(data)
 	b.trim()
-	b.conv.add(e, b.maxBytes())
-	if b.CloseOnAgentEnd && e.Type() == events.TypeAgentEnd {
-		b.closed = true
+	b.conv.add(en.id, e, msg, b.maxBytes())
+	b.advance(b.CloseOnAgentEnd && e.Type() == events.TypeAgentEnd)
+}
+
+// advance replaces the state clients read with the one as of the newest
+// event and wakes them. b.mu is held.
+func (b *Broker) advance(closed bool) {
+	last := b.next - 1
+	old := b.now.Load()
+	snap := old.snap
+	if snap.at != last {
+		snap = b.conv.snapshot(last)
 	}
-	close(b.wake)
-	b.wake = make(chan struct{})
+	b.now.Store(&state{last: last, events: b.buf.kept(), snap: snap, wake: make(chan struct{}), closed: closed})
+	close(old.wake)
 }
 
 // trim drops the oldest events while the buffer holds more than its
 // count or MaxBytes (always keeping the newest). Each drop costs O(1),
-// amortized: the slice moves down when half of it is dropped. b.mu is held.
+// amortized (see window). b.mu is held.
 func (b *Broker) trim() {
-	for kept := len(b.buf) - b.head; kept > 1 && (kept > b.limit || b.bytes > b.maxBytes()); kept-- {
-		b.bytes -= len(b.buf[b.head].data)
-		b.buf[b.head] = entry{}
-		b.head++
-	}
-	if b.head > len(b.buf)/2 {
-		n := copy(b.buf, b.buf[b.head:])
-		clear(b.buf[n:])
-		b.buf, b.head = b.buf[:n], 0
+	max := b.maxBytes()
+	for kept := b.buf.len(); kept > 1 && (kept > b.limit || b.bytes > max); kept-- {
+		size := len(b.buf.oldest().data)
+		b.bytes -= size
+		b.buf.drop(size, max)
 	}
 }
 
@@ -161,26 +185,19 @@ func (b *Broker) maxBytes() int {
 func (b *Broker) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if !b.closed {
-		b.closed = true
-		close(b.wake)
-		b.wake = make(chan struct{})
+	if !b.now.Load().closed {
+		b.advance(true)
 	}
 }
 
 // LastID returns the sequence of the newest event, 0 before the first.
-func (b *Broker) LastID() uint64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.next - 1
-}
+func (b *Broker) LastID() uint64 { return b.now.Load().last }
 
 // pending is what a stream has to send next.
 type pending struct {
-	snapshot []byte  // a snapshot event's data, if asked for
-	at       uint64  // the id of the last event the snapshot includes
-	events   []entry // the events after it (or after the client's id)
-	missed   uint64  // events after the client's id no longer kept
+	snapshot *snapshot // if asked for
+	events   []entry   // the events after it (or after the client's id); shared, never changed
+	missed   uint64    // events after the client's id no longer kept
 	wake     <-chan struct{}
 	closed   bool // nothing more will be published: this is the rest
 }
@@ -189,22 +206,24 @@ type pending struct {
 // conversation (as of the newest event) and nothing before it; otherwise
 // the buffered events above id and how many of those the buffer no longer
 // holds. Either way, a channel closed on the next publish.
+//
+// It reads the current state, without a lock: nothing a client does
+// (encoding the snapshot, writing to a slow connection) holds up Publish.
 func (b *Broker) pending(id uint64, snap bool) (p pending) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	p.wake, p.closed = b.wake, b.closed
+	s := b.now.Load()
+	p.wake, p.closed = s.wake, s.closed
 	if snap {
-		p.snapshot, p.at = b.conv.snapshot(), b.next-1
-		id = p.at
+		p.snapshot = s.snap
+		id = s.snap.at
 	}
 	// Ids are consecutive, so the events after id start at a known place.
-	if kept := b.buf[b.head:]; len(kept) > 0 {
+	if kept := s.events; len(kept) > 0 {
 		switch oldest := kept[0].id; {
 		case id+1 < oldest:
 			p.missed = oldest - id - 1
-			p.events = slices.Clone(kept)
+			p.events = kept
 		case id+1-oldest < uint64(len(kept)):
-			p.events = slices.Clone(kept[id+1-oldest:])
+			p.events = kept[id+1-oldest:]
 		}
 	}
 	return p
@@ -217,7 +236,7 @@ func (b *Broker) pending(id uint64, snap bool) (p pending) {
 // it starts with a snapshot of the conversation; then it follows live.
 func (b *Broker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !b.admit() {
-		http.Error(w, "too many clients", http.StatusServiceUnavailable)
+		refuse(w, "too many clients", http.StatusServiceUnavailable)
 		return
 	}
 	defer b.leave()
@@ -253,12 +272,12 @@ func (b *Broker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			p = b.pending(last, true)
 		}
 		if p.snapshot != nil {
-			last = p.at
-			fmt.Fprintf(w, "id: %s-%d\nevent: snapshot\ndata: %s\n\n", b.epoch, last, p.snapshot)
+			last = p.snapshot.at
+			b.write(w, last, "snapshot", p.snapshot.encode())
 		}
 		fresh = false
 		for _, en := range p.events {
-			fmt.Fprintf(w, "id: %s-%d\nevent: %s\ndata: %s\n\n", b.epoch, en.id, en.name, en.data)
+			b.write(w, en.id, en.name, en.data)
 			last = en.id
 		}
 		if err := rc.Flush(); err != nil || p.closed {
@@ -276,26 +295,32 @@ func (b *Broker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// write sends one event. The data goes out as it is, not through a
+// formatting buffer: a snapshot may be megabytes.
+func (b *Broker) write(w io.Writer, id uint64, name string, data []byte) {
+	fmt.Fprintf(w, "id: %s-%d\nevent: %s\ndata: ", b.epoch, id, name)
+	_, _ = w.Write(data)
+	_, _ = io.WriteString(w, "\n\n")
+}
+
 // admit counts a client in, unless MaxClients are being served.
 func (b *Broker) admit() bool {
-	max := b.MaxClients
+	max := int64(b.MaxClients)
 	if max <= 0 {
 		max = DefaultMaxClients
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.clients >= max {
-		return false
+	for {
+		n := b.clients.Load()
+		if n >= max {
+			return false
+		}
+		if b.clients.CompareAndSwap(n, n+1) {
+			return true
+		}
 	}
-	b.clients++
-	return true
 }
 
-func (b *Broker) leave() {
-	b.mu.Lock()
-	b.clients--
-	b.mu.Unlock()
-}
+func (b *Broker) leave() { b.clients.Add(-1) }
 
 // lastEventID reads where a client resumes: the sequence of its
 // Last-Event-ID (or lastEventId query parameter), 0 for a fresh start.

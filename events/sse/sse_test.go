@@ -280,8 +280,9 @@ func TestBufferBoundedByBytes(t *testing.T) {
 		b.Publish(context.Background(), start(fmt.Sprintf("call-%03d", i)))
 	}
 	b.mu.Lock()
-	n, bytes := len(b.buf)-b.head, b.bytes
-	newest := b.buf[len(b.buf)-1].id
+	kept := b.buf.kept()
+	n, bytes := len(kept), b.bytes
+	newest := kept[len(kept)-1].id
 	b.mu.Unlock()
 	if bytes > 2000 || n == 0 || n == 100 || newest != 100 {
 		t.Fatalf("%d events, %d bytes, newest %d", n, bytes, newest)
@@ -309,10 +310,7 @@ func TestMaxClients(t *testing.T) {
 	cancel()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		b.mu.Lock()
-		n := b.clients
-		b.mu.Unlock()
-		if n == 0 {
+		if b.clients.Load() == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -448,7 +446,7 @@ func TestSnapshotKeepsTheConversation(t *testing.T) {
 	b.Publish(ctx, events.ToolExecutionUpdate{ToolCallID: "b", ToolName: "read", Partial: tools.TextResult("half")})
 	b.Publish(ctx, events.ToolExecutionEnd{ToolCallID: "a", ToolName: "read"})
 	var snap snapshotFrame
-	data, _ := b.pending(0, true).snapshot, 0
+	data := b.pending(0, true).snapshot.encode()
 	if err := json.Unmarshal(data, &snap); err != nil {
 		t.Fatal(err)
 	}
@@ -460,7 +458,7 @@ func TestSnapshotKeepsTheConversation(t *testing.T) {
 		t.Fatalf("running %v, tools %+v, streaming %v", snap.Running, snap.Tools, snap.Streaming)
 	}
 	b.Publish(ctx, events.AgentEnd{})
-	if err := json.Unmarshal(b.pending(0, true).snapshot, &snap); err != nil || snap.Running || len(snap.Tools) != 0 {
+	if err := json.Unmarshal(b.pending(0, true).snapshot.encode(), &snap); err != nil || snap.Running || len(snap.Tools) != 0 {
 		t.Fatalf("after the run: running %v, tools %+v", snap.Running, snap.Tools)
 	}
 }

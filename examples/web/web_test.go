@@ -101,7 +101,7 @@ func TestOnlyTheOwnerDrivesThePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadRequest {
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Fatalf("a 100 KiB body: status %d", resp.StatusCode)
 	}
 }

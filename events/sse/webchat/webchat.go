@@ -13,18 +13,22 @@
 //
 // Every request goes through the Backend's Guard (package events/sse):
 // only localhost names, only with the token of the page's address, and
-// state-changing requests only as same-origin JSON. Serve it on a loopback
-// address with sse.NewServer's timeouts, and print g.URL(...) for the user
-// to open.
+// state-changing requests only as same-origin JSON of a bounded size. A
+// refused request is answered at once and its connection closed. Serve it
+// on a loopback address with sse.NewServer's timeouts, and print
+// g.URL(...) for the user to open.
 package webchat
 
 import (
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
+	"io"
 	"io/fs"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/agentloop/agentloop/events/sse"
 )
@@ -50,7 +54,10 @@ type Backend struct {
 func Handler(b Backend) http.Handler {
 	if b.Guard == nil {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// Answer at once and close: the server reads no body first.
+			w.Header().Set("Connection", "close")
 			http.Error(w, "webchat: Backend.Guard is nil", http.StatusInternalServerError)
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 		})
 	}
 	mux := http.NewServeMux()
@@ -58,10 +65,17 @@ func Handler(b Backend) http.Handler {
 	mux.Handle("GET /", http.FileServerFS(files))
 	mux.Handle("GET /api/events", b.Events)
 	mux.HandleFunc("POST /api/send", func(w http.ResponseWriter, r *http.Request) {
+		// Read to the end (bounded by the Guard), so that the connection
+		// serves the next request.
+		data, err := io.ReadAll(r.Body)
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			http.Error(w, "the message is too long", http.StatusRequestEntityTooLarge)
+			return
+		}
 		var in struct {
 			Text string `json:"text"`
 		}
-		if err := json.NewDecoder(r.Body).Decode(&in); err != nil || strings.TrimSpace(in.Text) == "" {
+		if err != nil || json.Unmarshal(data, &in) != nil || strings.TrimSpace(in.Text) == "" {
 			http.Error(w, `want {"text": "..."}`, http.StatusBadRequest)
 			return
 		}
