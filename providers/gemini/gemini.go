@@ -130,7 +130,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	return func(yield func(providers.StreamEvent) bool) {
 		s := &streamer{p: p, client: client, model: req.Model, name: name,
 			Out: httpx.Out{Yield: yield, Builder: providers.NewBuilder(req.Model), Key: key}}
-		s.run(ctx, contents, config)
+		s.run(httpx.Watch(ctx), contents, config) // Fail names a limit the SDK hid
 	}, nil
 }
 

@@ -113,7 +113,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	return func(yield func(providers.StreamEvent) bool) {
 		s := &streamer{p: p, model: req.Model, maxArgs: req.Options.ArgumentLimit(),
 			Out: httpx.Out{Yield: yield, Builder: providers.NewBuilder(req.Model), Key: key}}
-		s.run(ctx, body)
+		s.run(httpx.Watch(ctx), body)
 	}, nil
 }
 

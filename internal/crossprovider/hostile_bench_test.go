@@ -1,0 +1,133 @@
+package crossprovider
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/heapwatch"
+	"github.com/agentloop/agentloop/internal/recorded"
+	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/anthropic"
+	"github.com/agentloop/agentloop/providers/gemini"
+	"github.com/agentloop/agentloop/providers/openai"
+)
+
+// hostileWire is one provider, its model, and how its server frames an
+// event and refuses a request.
+type hostileWire struct {
+	name  string
+	model providers.Model
+	new   func(t testing.TB, url, key string, o providers.HTTPOptions) providers.Provider
+	// head opens an event of the wire (its event line, if the wire names
+	// its events); errorEvent is the wire's error event quoting msg (a
+	// JSON string's contents); refusal is the body of an HTTP 401 quoting
+	// msg.
+	head       string
+	errorEvent func(msg string) string
+	refusal    func(msg string) string
+}
+
+var hostileWires = []hostileWire{
+	{
+		name:  "chat",
+		model: providers.Model{ID: "gpt-chat", API: "openai-completions", Provider: "openai"},
+		new: func(t testing.TB, url, key string, o providers.HTTPOptions) providers.Provider {
+			return openai.New(openai.Options{APIKey: key, BaseURL: url, HTTPOptions: o})
+		},
+		errorEvent: func(msg string) string { return `data: {"error":{"message":"` + msg + `"}}` + "\n\n" },
+		refusal:    func(msg string) string { return `{"error":{"message":"` + msg + `","type":"invalid_request_error"}}` },
+	},
+	{
+		name:  "responses",
+		model: providers.Model{ID: "gpt-resp", API: "openai-responses", Provider: "openai"},
+		new: func(t testing.TB, url, key string, o providers.HTTPOptions) providers.Provider {
+			return openai.NewResponses(openai.Options{APIKey: key, BaseURL: url, HTTPOptions: o})
+		},
+		head: "event: response.output_text.delta\n",
+		errorEvent: func(msg string) string {
+			return "event: error\n" + `data: {"type":"error","code":"server_error","message":"` + msg + `"}` + "\n\n"
+		},
+		refusal: func(msg string) string { return `{"error":{"message":"` + msg + `","type":"invalid_request_error"}}` },
+	},
+	{
+		name:  "anthropic",
+		model: providers.Model{ID: "claude-x", API: anthropic.API, Provider: "anthropic"},
+		new: func(t testing.TB, url, key string, o providers.HTTPOptions) providers.Provider {
+			return anthropic.New(anthropic.Options{APIKey: key, BaseURL: url, HTTPOptions: o})
+		},
+		head: "event: content_block_delta\n",
+		errorEvent: func(msg string) string {
+			return "event: error\n" + `data: {"type":"error","error":{"type":"overloaded_error","message":"` + msg + `"}}` + "\n\n"
+		},
+		refusal: func(msg string) string {
+			return `{"type":"error","error":{"type":"authentication_error","message":"` + msg + `"}}`
+		},
+	},
+	{
+		name:  "gemini",
+		model: providers.Model{ID: "gemini-x", API: gemini.API, Provider: "google"},
+		new: func(t testing.TB, url, key string, o providers.HTTPOptions) providers.Provider {
+			p, err := gemini.New(context.Background(), gemini.Options{APIKey: key, BaseURL: url, HTTPOptions: o})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		},
+		errorEvent: func(msg string) string {
+			return `data: {"error":{"code":500,"message":"` + msg + `","status":"INTERNAL"}}` + "\n\n"
+		},
+		refusal: func(msg string) string {
+			return `{"error":{"code":401,"message":"` + msg + `","status":"UNAUTHENTICATED"}}`
+		},
+	},
+}
+
+// shortDataLines writes one event of size bytes as data lines of about
+// 100 bytes each, then the blank line that would end it, on the fly.
+func shortDataLines(w http.ResponseWriter, r *http.Request, head string, size int) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	line := []byte("data: " + strings.Repeat("d", 93) + "\n")
+	buf := bytes.Repeat(line, 640) // 64,000 bytes a write
+	_, _ = w.Write([]byte(head))
+	for n := 0; n < size && r.Context().Err() == nil; n += len(buf) {
+		if _, err := w.Write(buf); err != nil {
+			return
+		}
+	}
+	_, _ = w.Write([]byte("\n"))
+}
+
+// BenchmarkHostileWires sends one 60 MB event as short data lines to each
+// wire with the default limits, and reports the peak heap above the
+// baseline while it runs (peak-MB) and the length of the error message
+// (msg-bytes).
+func BenchmarkHostileWires(b *testing.B) {
+	for _, w := range hostileWires {
+		b.Run(w.name+"/60MB-event-as-short-lines", func(b *testing.B) {
+			srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+				shortDataLines(rw, r, w.head, 60<<20)
+			}))
+			defer srv.Close()
+			p := w.new(b, srv.URL, "k", providers.HTTPOptions{MaxRetries: -1})
+			var msg string
+			peak, base := heapwatch.Peak(5*time.Millisecond, func() {
+				for b.Loop() {
+					evs := recorded.Collect(b, context.Background(), p, recorded.Hi(w.model))
+					m := evs[len(evs)-1].Message
+					if m.StopReason != providers.StopReasonError {
+						b.Fatalf("%s: %.200q", m.StopReason, m.ErrorMessage)
+					}
+					msg = m.ErrorMessage
+				}
+			})
+			b.Logf("%s: %.200q", w.name, msg)
+			b.ReportMetric(float64(peak-min(peak, base))/(1<<20), "peak-MB")
+			b.ReportMetric(float64(len(msg)), "msg-bytes")
+		})
+	}
+}
