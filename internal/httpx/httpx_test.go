@@ -33,9 +33,50 @@ func TestTransportLimits(t *testing.T) {
 		}, &LimitError{Name: "MaxLineBytes"}},
 		{"a long response", func(w http.ResponseWriter, r *http.Request) {
 			for range 100 {
-				fmt.Fprint(w, strings.Repeat("z", 100)+"\n")
+				fmt.Fprint(w, "data: "+strings.Repeat("z", 100)+"\n\n")
 			}
 		}, &LimitError{Name: "MaxResponseBytes"}},
+		{"an event of short data lines", func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, "data: ok\n\n"+strings.Repeat("data: "+strings.Repeat("d", 50)+"\n", 60)+"\n")
+		}, &LimitError{Name: "MaxEventBytes"}},
+		{"comments without a blank line", func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, strings.Repeat(": ping\n", 400))
+		}, &LimitError{Name: "MaxEventBytes"}},
+		{"\\n\\r\\n ends no event for every reader", func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, strings.Repeat("data: "+strings.Repeat("m", 50)+"\n\r\n", 60))
+		}, &LimitError{Name: "MaxEventBytes"}},
+		{"bare \\r ends no line", func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, strings.Repeat("data: "+strings.Repeat("c", 50)+"\r\r", 60))
+		}, &LimitError{Name: "MaxLineBytes"}},
+		{"keep-alives without end", func(w http.ResponseWriter, r *http.Request) {
+			for r.Context().Err() == nil {
+				if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil {
+					return
+				}
+			}
+		}, &LimitError{Name: "MaxResponseBytes"}},
+		{"slow keep-alives", func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, "data: ok\n\n")
+			tick := time.NewTicker(10 * time.Millisecond) // ten times as often as IdleTimeout
+			defer tick.Stop()
+			for {
+				if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+				select {
+				case <-r.Context().Done():
+					return
+				case <-tick.C:
+				}
+			}
+		}, ErrIdleTimeout},
+		{"a silent error body", func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprint(w, `{"error":`)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		}, ErrIdleTimeout},
 		{"a compressed response", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Encoding", "gzip")
 			fmt.Fprint(w, "...")
@@ -51,8 +92,13 @@ func TestTransportLimits(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { tt.serve(w, r) }))
 			defer srv.Close()
-			o := providers.HTTPOptions{MaxLineBytes: 1000, MaxResponseBytes: 5000, IdleTimeout: 100 * time.Millisecond, HeaderTimeout: 100 * time.Millisecond}.WithDefaults()
-			resp, err := Client(o).Get(srv.URL)
+			o := providers.HTTPOptions{MaxLineBytes: 1000, MaxEventBytes: 2000, MaxResponseBytes: 5000, IdleTimeout: 100 * time.Millisecond, HeaderTimeout: 100 * time.Millisecond}.WithDefaults()
+			// Only a limit may end these streams; the deadline ends the
+			// test if none does.
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+			resp, err := Client(o).Do(req)
 			if err == nil {
 				_, err = io.ReadAll(resp.Body)
 				resp.Body.Close()
