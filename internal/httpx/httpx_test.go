@@ -189,18 +189,26 @@ func TestRetryAfter(t *testing.T) {
 }
 
 // TestDescribeNeverCarriesTheKey: the key is removed before a server's
-// message is cut, wherever it stands.
+// message is cut, wherever it stands, and the message is cut at
+// MaxQuotedBytes with a marker.
 func TestDescribeNeverCarriesTheKey(t *testing.T) {
 	key := "sk-ant-" + strings.Repeat("k", 50)
-	for pad := 250; pad < 310; pad++ {
-		msg := Describe(&HTTPError{Status: 401, Message: strings.Repeat("a", pad) + key + " is invalid"}, key)
-		for i := 0; i+8 <= len(key); i++ {
-			if strings.Contains(msg, key[i:i+8]) {
-				t.Fatalf("pad %d: %q carries part of the key", pad, msg)
+	for _, around := range []int{MaxQuotedBytes, 4 * MaxQuotedBytes} {
+		for pad := around - 80; pad < around+20; pad++ {
+			raw := strings.Repeat("a", pad) + key + " is invalid"
+			msg := Describe(&HTTPError{Status: 401, Message: raw}, key)
+			cut := len("HTTP 401: "+raw) > MaxQuotedBytes
+			if len(msg) > MaxQuotedBytes || !strings.HasPrefix(msg, "HTTP 401: aaa") || strings.Contains(msg, " [... cut from ") != cut {
+				t.Fatalf("pad %d: %d bytes: %q", pad, len(msg), msg[max(0, len(msg)-100):])
+			}
+			for i := 0; i+8 <= len(key); i++ {
+				if strings.Contains(msg, key[i:i+8]) {
+					t.Fatalf("pad %d: %q carries part of the key", pad, msg)
+				}
 			}
 		}
 	}
-	if got := Describe(&ServerError{Message: "overloaded " + key}, key); strings.Contains(got, key) || !strings.Contains(got, "overloaded") {
+	if got := Describe(&ServerError{Message: "overloaded " + key}, key); got != "provider error: overloaded [redacted]" {
 		t.Fatalf("server error: %q", got)
 	}
 }
@@ -221,5 +229,72 @@ func TestOutRecover(t *testing.T) {
 	stopped := &Out{Yield: func(providers.StreamEvent) bool { return false }, Builder: providers.NewBuilder(providers.Model{})}
 	if stopped.Emit(providers.StreamEvent{}) || !stopped.Stopped() || stopped.Emit(providers.StreamEvent{}) {
 		t.Fatal("Emit after the consumer stopped")
+	}
+}
+
+// TestSSEReaderBoundsAnEvent: an event's lines together may not pass
+// maxEvent, comments included; events within it are read whole.
+func TestSSEReaderBoundsAnEvent(t *testing.T) {
+	tests := []struct {
+		name, stream string
+		events       int
+		err          bool
+	}{
+		{"events within the bound", strings.Repeat("data: "+strings.Repeat("a", 40)+"\ndata: b\n\n", 10), 10, false},
+		{"an event of many lines", "data: ok\n\n" + strings.Repeat("data: "+strings.Repeat("a", 40)+"\n", 10), 1, true},
+		{"comments without end", "data: ok\n\n" + strings.Repeat(": ping\n", 100), 1, true},
+		{"keep-alives between events", strings.Repeat(": ping\n\n", 100) + "data: ok\n\n", 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewSSEReader(strings.NewReader(tt.stream), 100, 200)
+			n := 0
+			var err error
+			for {
+				if _, err = r.Next(); err != nil {
+					break
+				}
+				n++
+			}
+			var le *LimitError
+			if n != tt.events || errors.As(err, &le) != tt.err || (tt.err && le.Name != "MaxEventBytes") {
+				t.Fatalf("%d events, then %v", n, err)
+			}
+		})
+	}
+}
+
+// TestWatchNamesAHiddenLimit: a reader that turns the body's error into
+// something else (as Gemini's SDK does) still leaves the limit for
+// WatchedErr, and Out.Fail names it.
+func TestWatchNamesAHiddenLimit(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "data: "+strings.Repeat("x", 5000))
+	}))
+	defer srv.Close()
+	ctx := Watch(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	resp, err := Client(providers.HTTPOptions{MaxLineBytes: 1000}.WithDefaults()).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var le *LimitError
+	if !errors.As(WatchedErr(ctx), &le) || le.Name != "MaxLineBytes" || WatchedErr(context.Background()) != nil {
+		t.Fatalf("watched %v", WatchedErr(ctx))
+	}
+	var got []providers.StreamEvent
+	o := &Out{Yield: func(e providers.StreamEvent) bool { got = append(got, e); return true }, Builder: providers.NewBuilder(providers.Model{})}
+	o.Fail(ctx, errors.New("invalid stream chunk: data: xxxx"), providers.Usage{})
+	if len(got) != 1 || got[0].Message.ErrorMessage != "an SSE line passed 1000 bytes (MaxLineBytes)" {
+		t.Fatalf("events %+v", got)
+	}
+	calls := 0
+	if _, err := Retry(ctx, providers.HTTPOptions{MaxRetries: 3}.WithDefaults(), func() (int, error) {
+		calls++
+		return 0, errors.New("something the SDK made of it")
+	}); calls != 1 || !errors.As(err, &le) {
+		t.Fatalf("%d attempts after a limit, %v", calls, err)
 	}
 }

@@ -38,7 +38,7 @@ func Quote(text, key string) string {
 	}
 	marker := " [... cut from " + strconv.Itoa(total) + " bytes]"
 	cut := min(len(text), MaxQuotedBytes-len(marker))
-	for cut > 0 && !utf8.RuneStart(text[cut]) {
+	for cut > 0 && cut < len(text) && !utf8.RuneStart(text[cut]) {
 		cut--
 	}
 	return text[:cut] + marker
