@@ -24,10 +24,11 @@ type HTTPOptions struct {
 	// HeaderTimeout bounds the wait for the response's headers after the
 	// request was sent; 0 means 2 minutes.
 	HeaderTimeout time.Duration
-	// IdleTimeout bounds the silence between two reads of a stream, or
-	// of an error body; comments and blank lines (a server's keep-alives)
-	// do not count as news. 0 means 5 minutes (reasoning models may think
-	// that long before their first token).
+	// IdleTimeout bounds how long the provider waits on a stream for news,
+	// or on an error body for bytes: comments and blank lines (a server's
+	// keep-alives) are not news, and the time the provider's reader spends
+	// between reads (a slow consumer) is not waiting. 0 means 5 minutes
+	// (reasoning models may think that long before their first token).
 	IdleTimeout time.Duration
 	// MaxLineBytes bounds one line of an event stream; 0 means 4 MiB.
 	MaxLineBytes int

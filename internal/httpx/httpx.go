@@ -46,9 +46,10 @@ func (e *LimitError) Error() string {
 // compressed one, gives up on headers after HeaderTimeout, and bounds a
 // successful body by MaxResponseBytes, MaxLineBytes (bytes between two
 // newlines), MaxEventBytes (bytes between two blank lines) and IdleTimeout
-// (which comments and blank lines, a server's keep-alives, do not reset),
-// whatever reads it: an SDK's scanner may allow far more. An error body is
-// bounded by MaxErrorBodyBytes and IdleTimeout. o must have its defaults.
+// (time spent in reads waiting for more than comments and blank lines, a
+// server's keep-alives), whatever reads it: an SDK's scanner may allow far
+// more. An error body is bounded by MaxErrorBodyBytes and IdleTimeout. o
+// must have its defaults.
 func Client(o providers.HTTPOptions) *http.Client {
 	base := o.Client
 	if base == nil {
@@ -119,6 +120,7 @@ func newErrorBody(body io.ReadCloser, cancel context.CancelCauseFunc, ctx contex
 func (b *errorBody) Read(p []byte) (int, error) {
 	b.timer.Reset(b.idle)
 	n, err := b.r.Read(p)
+	b.timer.Stop()
 	if err != nil && !errors.Is(err, io.EOF) {
 		if c := context.Cause(b.ctx); errors.Is(c, ErrIdleTimeout) {
 			err = c
@@ -135,8 +137,9 @@ func (b *errorBody) Close() error {
 
 // boundedBody is a stream's body with the limits: it fails past
 // MaxResponseBytes, a line longer than MaxLineBytes or an event longer than
-// MaxEventBytes, and ends the request when IdleTimeout passes without
-// anything but comments and blank lines.
+// MaxEventBytes, and ends the request when its reads have waited
+// IdleTimeout in all for anything but comments and blank lines (the time
+// its reader spends between reads does not count).
 type boundedBody struct {
 	body     io.ReadCloser
 	cancel   context.CancelCauseFunc
@@ -152,6 +155,7 @@ type boundedBody struct {
 	maxLine  int
 	maxEvent int
 	idle     time.Duration
+	waited   time.Duration // in reads since the last news
 	timer    *time.Timer
 	err      error // the limit passed, returned from then on
 	once     sync.Once
@@ -174,7 +178,15 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	if int64(len(p)) > b.left {
 		p = p[:b.left]
 	}
+	wait := b.idle - b.waited
+	if wait <= 0 {
+		b.cancel(ErrIdleTimeout)
+		return 0, b.fail(ErrIdleTimeout)
+	}
+	began := time.Now()
+	b.timer.Reset(wait)
 	n, err := b.body.Read(p)
+	b.timer.Stop() // the time between reads is the reader's, not the server's
 	b.left -= int64(n)
 	// A line or an event past its bound fails, and the reader gets only
 	// the lines before it (a scanner would pass on what it was given).
@@ -207,7 +219,9 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 		start += i + 1
 	}
 	if progress {
-		b.timer.Reset(b.idle)
+		b.waited = 0
+	} else {
+		b.waited += time.Since(began)
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		if c := context.Cause(b.ctx); errors.Is(c, ErrIdleTimeout) {

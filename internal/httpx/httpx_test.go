@@ -298,3 +298,31 @@ func TestWatchNamesAHiddenLimit(t *testing.T) {
 		t.Fatalf("%d attempts after a limit, %v", calls, err)
 	}
 }
+
+// TestIdleTimeoutCountsOnlyWaiting: a reader that takes longer than
+// IdleTimeout between two reads does not make the stream time out; the
+// server's silence does.
+func TestIdleTimeoutCountsOnlyWaiting(t *testing.T) {
+	more := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "data: one\n\n")
+		w.(http.Flusher).Flush()
+		<-more
+		fmt.Fprint(w, "data: two\n\n")
+	}))
+	defer srv.Close()
+	resp, err := Client(providers.HTTPOptions{IdleTimeout: 100 * time.Millisecond}.WithDefaults()).Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := NewSSEReader(resp.Body, 100, 100)
+	if _, err := events.Next(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // a slow consumer (the subject of the test, not a synchronisation)
+	close(more)
+	if ev, err := events.Next(); err != nil || string(ev.Data) != "two" {
+		t.Fatalf("after a slow consumer: %q, %v", ev.Data, err)
+	}
+}
