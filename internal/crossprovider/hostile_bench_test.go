@@ -30,6 +30,8 @@ type hostileWire struct {
 	head       string
 	errorEvent func(msg string) string
 	refusal    func(msg string) string
+	// ping is an event that changes nothing (a keep-alive with data).
+	ping string
 }
 
 var hostileWires = []hostileWire{
@@ -41,6 +43,7 @@ var hostileWires = []hostileWire{
 		},
 		errorEvent: func(msg string) string { return `data: {"error":{"message":"` + msg + `"}}` + "\n\n" },
 		refusal:    func(msg string) string { return `{"error":{"message":"` + msg + `","type":"invalid_request_error"}}` },
+		ping:       `data: {"choices":[]}` + "\n\n",
 	},
 	{
 		name:  "responses",
@@ -53,6 +56,7 @@ var hostileWires = []hostileWire{
 			return "event: error\n" + `data: {"type":"error","code":"server_error","message":"` + msg + `"}` + "\n\n"
 		},
 		refusal: func(msg string) string { return `{"error":{"message":"` + msg + `","type":"invalid_request_error"}}` },
+		ping:    "event: response.in_progress\n" + `data: {"type":"response.in_progress"}` + "\n\n",
 	},
 	{
 		name:  "anthropic",
@@ -67,6 +71,7 @@ var hostileWires = []hostileWire{
 		refusal: func(msg string) string {
 			return `{"type":"error","error":{"type":"authentication_error","message":"` + msg + `"}}`
 		},
+		ping: "event: ping\n" + `data: {"type":"ping"}` + "\n\n",
 	},
 	{
 		name:  "gemini",
@@ -84,6 +89,7 @@ var hostileWires = []hostileWire{
 		refusal: func(msg string) string {
 			return `{"error":{"code":401,"message":"` + msg + `","status":"UNAUTHENTICATED"}}`
 		},
+		ping: `data: {"candidates":[]}` + "\n\n",
 	},
 }
 

@@ -62,9 +62,13 @@ var hostileCases = []hostileCase{
 	{"keep-alives without end", func(w http.ResponseWriter, r *http.Request, hw hostileWire) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		writeUntilGone(w, r, bytes.Repeat([]byte(": ping\n\n"), 1000), hostileSize)
-	}, "the response passed 4194304 bytes (MaxResponseBytes)", map[string]string{
+	}, "the response passed 1048576 bytes (MaxResponseBytes)", map[string]string{
 		"gemini": "invalid stream chunk", // Gemini's SDK takes a comment for a broken chunk
 	}},
+	{"pings without end", func(w http.ResponseWriter, r *http.Request, hw hostileWire) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		writeUntilGone(w, r, bytes.Repeat([]byte(hw.ping), 1000), hostileSize)
+	}, "the response passed 1048576 bytes (MaxResponseBytes)", nil},
 	{"a huge error event", func(w http.ResponseWriter, r *http.Request, hw hostileWire) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		fmt.Fprint(w, hw.errorEvent(strings.Repeat("e", 48<<10))) // within MaxLineBytes
@@ -84,7 +88,7 @@ var hostileCases = []hostileCase{
 // stop reason error and a message naming the limit passed, at most
 // MaxQuotedBytes long, holding a few MB of heap at most.
 func TestHostileWires(t *testing.T) {
-	o := providers.HTTPOptions{MaxRetries: -1, MaxLineBytes: 64 << 10, MaxEventBytes: 256 << 10, MaxResponseBytes: 4 << 20}
+	o := providers.HTTPOptions{MaxRetries: -1, MaxLineBytes: 64 << 10, MaxEventBytes: 256 << 10, MaxResponseBytes: 1 << 20}
 	for _, hw := range hostileWires {
 		for _, hc := range hostileCases {
 			t.Run(hw.name+"/"+hc.name, func(t *testing.T) {

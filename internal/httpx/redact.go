@@ -46,7 +46,7 @@ func Quote(text, key string) string {
 
 // Redact removes key from text that may echo it, in whatever form the text
 // carries it: as is, in another case, JSON-escaped (\u0073, \/),
-// URL-escaped (%73, + for a space), as an HTML character reference (&#115;),
+// URL-escaped (%73), as an HTML character reference (&#115;),
 // \x-escaped, those nested up to four deep, or encoded whole in hex or
 // base64 (standard or URL alphabet, at any alignment). Every run of 8 or
 // more of the key's characters in a row (all of a shorter key), in any of
@@ -204,9 +204,7 @@ func (v view) decode() (out view, ok bool) {
 // negative offset from utf8.MaxRune+1) it stands for and its length.
 func unescape(t []byte, i int) (rune, int) {
 	rest := t[i:]
-	switch rest[0] {
-	case '+':
-		return ' ', 1
+	switch rest[0] { // not + for a space: a key has none, and may have a +
 	case '%':
 		if b, ok := hexByte(rest[1:]); ok {
 			return byteRune(b), 3

@@ -47,6 +47,11 @@ func TestRedact(t *testing.T) {
 			}
 		})
 	}
+	// A key with characters that escape: the run that mixes a + and an
+	// escape goes too.
+	if got := Redact(`aaaa+bb\/cccc`, "aaaa+bb/cccc"); got != "[redacted]" {
+		t.Fatalf("a key with + and /: %q", got)
+	}
 	if got := Redact("abc "+key, "abc"); got != "abc "+key {
 		t.Fatalf("a key of 3 bytes: %q", got)
 	}
