@@ -108,32 +108,70 @@ func shortDataLines(w http.ResponseWriter, r *http.Request, head string, size in
 	_, _ = w.Write([]byte("\n"))
 }
 
-// BenchmarkHostileWires sends one 60 MB event as short data lines to each
+// fullSize are the hostile servers of BenchmarkHostileWires, at the sizes
+// of issue #25.
+var fullSize = []struct {
+	name  string
+	serve func(w http.ResponseWriter, r *http.Request, hw hostileWire)
+}{
+	{"60MB-event-as-short-lines", func(w http.ResponseWriter, r *http.Request, hw hostileWire) {
+		shortDataLines(w, r, hw.head, 60<<20)
+	}},
+	{"50MB-line", func(w http.ResponseWriter, r *http.Request, hw hostileWire) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte(hw.head + "data: "))
+		buf := bytes.Repeat([]byte("l"), 64<<10)
+		for n := 0; n < 50<<20 && r.Context().Err() == nil; n += len(buf) {
+			if _, err := w.Write(buf); err != nil {
+				return
+			}
+		}
+	}},
+	{"pings-without-end", func(w http.ResponseWriter, r *http.Request, hw hostileWire) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		buf := bytes.Repeat([]byte(hw.ping), 1000)
+		for r.Context().Err() == nil {
+			if _, err := w.Write(buf); err != nil {
+				return
+			}
+		}
+	}},
+	{"3MB-error-event", func(w http.ResponseWriter, r *http.Request, hw hostileWire) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte(hw.errorEvent(strings.Repeat("e", 3<<20))))
+	}},
+	{"3MB-chunk-not-JSON", func(w http.ResponseWriter, r *http.Request, hw hostileWire) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte(hw.head + "data: {" + strings.Repeat("j", 3<<20) + "\n\n"))
+	}},
+}
+
+// BenchmarkHostileWires runs the hostile servers of fullSize against each
 // wire with the default limits, and reports the peak heap above the
-// baseline while it runs (peak-MB) and the length of the error message
+// baseline while each runs (peak-MB) and the length of the error message
 // (msg-bytes).
 func BenchmarkHostileWires(b *testing.B) {
 	for _, w := range hostileWires {
-		b.Run(w.name+"/60MB-event-as-short-lines", func(b *testing.B) {
-			srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-				shortDataLines(rw, r, w.head, 60<<20)
-			}))
-			defer srv.Close()
-			p := w.new(b, srv.URL, "k", providers.HTTPOptions{MaxRetries: -1})
-			var msg string
-			peak, base := heapwatch.Peak(5*time.Millisecond, func() {
-				for b.Loop() {
-					evs := recorded.Collect(b, context.Background(), p, recorded.Hi(w.model))
-					m := evs[len(evs)-1].Message
-					if m.StopReason != providers.StopReasonError {
-						b.Fatalf("%s: %.200q", m.StopReason, m.ErrorMessage)
+		for _, fs := range fullSize {
+			b.Run(w.name+"/"+fs.name, func(b *testing.B) {
+				srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) { fs.serve(rw, r, w) }))
+				defer srv.Close()
+				p := w.new(b, srv.URL, "k", providers.HTTPOptions{MaxRetries: -1})
+				var msg string
+				peak, base := heapwatch.Peak(5*time.Millisecond, func() {
+					for b.Loop() {
+						evs := recorded.Collect(b, context.Background(), p, recorded.Hi(w.model))
+						m := evs[len(evs)-1].Message
+						if m.StopReason != providers.StopReasonError {
+							b.Fatalf("%s: %.200q", m.StopReason, m.ErrorMessage)
+						}
+						msg = m.ErrorMessage
 					}
-					msg = m.ErrorMessage
-				}
+				})
+				b.Logf("%.120q", msg)
+				b.ReportMetric(float64(peak-min(peak, base))/(1<<20), "peak-MB")
+				b.ReportMetric(float64(len(msg)), "msg-bytes")
 			})
-			b.Logf("%s: %.200q", w.name, msg)
-			b.ReportMetric(float64(peak-min(peak, base))/(1<<20), "peak-MB")
-			b.ReportMetric(float64(len(msg)), "msg-bytes")
-		})
+		}
 	}
 }
