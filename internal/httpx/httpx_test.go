@@ -214,8 +214,8 @@ func TestDescribeNeverCarriesTheKey(t *testing.T) {
 }
 
 // TestOutRecover: a panic in a provider's stream ends the message as an
-// error naming the provider, without the key; nothing goes out once the
-// consumer stopped.
+// error naming the provider, without the key; any error message goes out
+// Quote'd; nothing goes out once the consumer stopped.
 func TestOutRecover(t *testing.T) {
 	var got []providers.StreamEvent
 	o := &Out{Yield: func(e providers.StreamEvent) bool { got = append(got, e); return true }, Builder: providers.NewBuilder(providers.Model{}), Key: "sk-secret-key"}
@@ -225,6 +225,17 @@ func TestOutRecover(t *testing.T) {
 	}()
 	if len(got) != 1 || got[0].Type != providers.StreamError || got[0].Message.ErrorMessage != "test provider: panic: broken with [redacted]" {
 		t.Fatalf("events %+v", got)
+	}
+	// Whoever wrote an error message, it goes out without the key and cut.
+	got = nil
+	o.Emit(o.Builder.Fail(providers.StopReasonError, "the response is incomplete: "+strings.Repeat("x", 1<<20)+" sk-secret-key", providers.Usage{}))
+	if m := got[0].Message.ErrorMessage; len(m) > MaxQuotedBytes || !strings.HasSuffix(m, " [... cut from 1048618 bytes]") {
+		t.Fatalf("%d bytes: %q", len(m), m[len(m)-40:])
+	}
+	got = nil
+	o.Emit(o.Builder.Fail(providers.StopReasonError, `blocked: \u0073k-secret-key`, providers.Usage{}))
+	if m := got[0].Message.ErrorMessage; m != "blocked: [redacted]" {
+		t.Fatalf("%q", m)
 	}
 	stopped := &Out{Yield: func(providers.StreamEvent) bool { return false }, Builder: providers.NewBuilder(providers.Model{})}
 	if stopped.Emit(providers.StreamEvent{}) || !stopped.Stopped() || stopped.Emit(providers.StreamEvent{}) {
