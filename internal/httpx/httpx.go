@@ -28,6 +28,9 @@ var (
 	ErrCompressed    = errors.New("the server sent a compressed response, which is not accepted (the request asked for none)")
 	ErrHeaderTimeout = errors.New("no response headers within HeaderTimeout")
 	ErrIdleTimeout   = errors.New("the stream was silent for longer than IdleTimeout")
+	// ErrRedirect is a redirect to another host, which the key (in a
+	// header only the SDK knows) would follow.
+	ErrRedirect = errors.New("the server redirected the request to another host, which the key is not sent to")
 )
 
 // LimitError is a response that passed one of the byte limits.
@@ -43,7 +46,8 @@ func (e *LimitError) Error() string {
 
 // Client returns an http.Client that sends through o.Client (or a default
 // one) with o's limits: it asks for an uncompressed response and refuses a
-// compressed one, gives up on headers after HeaderTimeout, and bounds a
+// compressed one, follows no redirect to another host (unless o.Client has
+// a CheckRedirect of its own), gives up on headers after HeaderTimeout, and bounds a
 // successful body by MaxResponseBytes, MaxLineBytes (bytes between two
 // newlines), MaxEventBytes (bytes between two blank lines) and IdleTimeout
 // (time spent in reads waiting for more than comments and blank lines, a
@@ -59,12 +63,28 @@ func Client(o providers.HTTPOptions) *http.Client {
 		base = &http.Client{Transport: t}
 	}
 	c := *base
+	if c.CheckRedirect == nil {
+		c.CheckRedirect = sameHost
+	}
 	next := c.Transport
 	if next == nil {
 		next = http.DefaultTransport
 	}
 	c.Transport = &transport{next: next, o: o}
 	return &c
+}
+
+// sameHost follows a redirect on the request's own host only: net/http
+// drops the Authorization header on the way to another, but not x-api-key
+// or x-goog-api-key.
+func sameHost(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if req.URL.Host != via[0].URL.Host {
+		return ErrRedirect
+	}
+	return nil
 }
 
 type transport struct {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -335,5 +336,42 @@ func TestIdleTimeoutCountsOnlyWaiting(t *testing.T) {
 	close(more)
 	if ev, err := events.Next(); err != nil || string(ev.Data) != "two" {
 		t.Fatalf("after a slow consumer: %q, %v", ev.Data, err)
+	}
+}
+
+// TestNoRedirectToAnotherHost: a redirect to another host is refused (the
+// key in x-api-key would follow it); one on the same host is followed.
+func TestNoRedirectToAnotherHost(t *testing.T) {
+	var foreignCalls atomic.Int32
+	foreign := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { foreignCalls.Add(1) }))
+	defer foreign.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/here" {
+			fmt.Fprint(w, "data: ok\n\n")
+			return
+		}
+		target := foreign.URL
+		if r.URL.Path == "/same" {
+			target = "/here"
+		}
+		http.Redirect(w, r, target, http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	c := Client(providers.HTTPOptions{}.WithDefaults())
+	send := func(path string) (*http.Response, error) {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader("{}"))
+		req.Header.Set("X-Api-Key", "sk-secret")
+		return c.Do(req)
+	}
+	if _, err := send("/away"); !errors.Is(err, ErrRedirect) || foreignCalls.Load() != 0 || Describe(err, "") != ErrRedirect.Error() || Retryable(err) {
+		t.Fatalf("redirect away: %v, %d calls", err, foreignCalls.Load())
+	}
+	resp, err := send("/same")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if raw, _ := io.ReadAll(resp.Body); string(raw) != "data: ok\n\n" {
+		t.Fatalf("same host: %q", raw)
 	}
 }

@@ -69,7 +69,7 @@ func Retryable(err error) bool {
 		return he.Status == http.StatusTooManyRequests || he.Status >= 500
 	}
 	var le *LimitError
-	return !errors.As(err, &le) && !errors.Is(err, ErrCompressed) &&
+	return !errors.As(err, &le) && !errors.Is(err, ErrCompressed) && !errors.Is(err, ErrRedirect) &&
 		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
@@ -123,6 +123,8 @@ func Describe(err error, key string) string {
 	case errors.As(err, &le), errors.As(err, &se), errors.Is(err, ErrIdleTimeout), errors.Is(err, ErrHeaderTimeout),
 		errors.Is(err, ErrCompressed), errors.Is(err, ErrIncomplete), errors.Is(err, ErrMalformed):
 		return Quote(err.Error(), key)
+	case errors.Is(err, ErrRedirect):
+		return ErrRedirect.Error()
 	}
 	return Quote("stream failed: "+err.Error(), key)
 }
