@@ -9,7 +9,9 @@ import (
 // shares: how it sends requests, what it will read and how long it waits,
 // and how it retries before the first token. The zero value means the
 // defaults. Each limit, when passed, ends the message with stop reason
-// error and a message naming it.
+// error and a message naming it. An error message that quotes the server
+// is cut at 2 KiB and never carries the key (in any form), not
+// even in part.
 type HTTPOptions struct {
 	// Client sends the requests; nil uses one whose connections time out
 	// after ConnectTimeout. Its own Timeout, if any, bounds a whole stream;
@@ -22,12 +24,18 @@ type HTTPOptions struct {
 	// HeaderTimeout bounds the wait for the response's headers after the
 	// request was sent; 0 means 2 minutes.
 	HeaderTimeout time.Duration
-	// IdleTimeout bounds the silence between two reads of a stream; 0
-	// means 5 minutes (reasoning models may think that long before their
-	// first token).
+	// IdleTimeout bounds how long the provider waits on a stream for news,
+	// or on an error body for bytes: comments and blank lines (a server's
+	// keep-alives) are not news, and the time the provider's reader spends
+	// between reads (a slow consumer) is not waiting. 0 means 5 minutes
+	// (reasoning models may think that long before their first token).
 	IdleTimeout time.Duration
 	// MaxLineBytes bounds one line of an event stream; 0 means 4 MiB.
 	MaxLineBytes int
+	// MaxEventBytes bounds one event of an event stream: its lines
+	// together, comments included, from one blank line to the next. 0
+	// means 8 MiB (an event of one line of MaxLineBytes's default fits).
+	MaxEventBytes int
 	// MaxResponseBytes bounds one response's body; 0 means 64 MiB.
 	MaxResponseBytes int64
 	// MaxErrorBodyBytes bounds how much of an error response is read; 0
@@ -61,6 +69,9 @@ func (o HTTPOptions) WithDefaults() HTTPOptions {
 	def(&o.MaxRetryDelay, 30*time.Second)
 	if o.MaxLineBytes <= 0 {
 		o.MaxLineBytes = 4 << 20
+	}
+	if o.MaxEventBytes <= 0 {
+		o.MaxEventBytes = 8 << 20
 	}
 	if o.MaxResponseBytes <= 0 {
 		o.MaxResponseBytes = 64 << 20

@@ -13,14 +13,19 @@ import (
 type Out struct {
 	Yield   func(providers.StreamEvent) bool
 	Builder *providers.Builder
-	Key     string // removed from every message the provider writes
+	Key     string // removed from every error message the provider writes
 	stopped bool
 }
 
 // Emit passes an event on; it reports false once the consumer stopped.
+// An error event's message goes out Quote'd: without the key, and cut at
+// MaxQuotedBytes, whoever wrote it.
 func (o *Out) Emit(e providers.StreamEvent) bool {
 	if o.stopped {
 		return false
+	}
+	if e.Type == providers.StreamError && e.Message != nil {
+		e.Message.ErrorMessage = Quote(e.Message.ErrorMessage, o.Key)
 	}
 	if !o.Yield(e) {
 		o.stopped = true
@@ -32,11 +37,16 @@ func (o *Out) Emit(e providers.StreamEvent) bool {
 func (o *Out) Stopped() bool { return o.stopped }
 
 // Fail ends the message after err: as aborted when ctx is done, else as
-// an error saying what went wrong (Describe), what arrived kept.
+// an error saying what went wrong (Describe), what arrived kept. When ctx
+// is from Watch and a limit or timeout ended a response, that is what went
+// wrong, whatever err the SDK made of it.
 func (o *Out) Fail(ctx context.Context, err error, usage providers.Usage) {
 	if ctx.Err() != nil {
 		o.Emit(o.Builder.Fail(providers.StopReasonAborted, providers.AbortedMessage, usage))
 		return
+	}
+	if w := WatchedErr(ctx); w != nil {
+		err = w
 	}
 	o.Emit(o.Builder.Fail(providers.StopReasonError, Describe(err, o.Key), usage))
 }
@@ -45,6 +55,6 @@ func (o *Out) Fail(ctx context.Context, err error, usage providers.Usage) {
 // message naming the provider, so that no panic escapes the sequence.
 func (o *Out) Recover(provider string, usage func() providers.Usage) {
 	if r := recover(); r != nil && !o.stopped {
-		o.Emit(o.Builder.Fail(providers.StopReasonError, Redact(fmt.Sprintf("%s provider: panic: %v", provider, r), o.Key), usage()))
+		o.Emit(o.Builder.Fail(providers.StopReasonError, fmt.Sprintf("%s provider: panic: %v", provider, r), usage()))
 	}
 }

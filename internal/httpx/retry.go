@@ -7,9 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/providers"
 )
@@ -29,13 +27,16 @@ func (e *HTTPError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Status,
 // retrying, or o's retries are spent, waiting between attempts with
 // exponential backoff and jitter, or as long as the server asked (an
 // HTTPError's RetryAfter). It gives up at once when ctx ends and when the
-// server asks for a wait longer than MaxRetryDelay. o must have its
-// defaults.
+// server asks for a wait longer than MaxRetryDelay, and after a limit
+// (noted by Watch, when ctx has one). o must have its defaults.
 func Retry[T any](ctx context.Context, o providers.HTTPOptions, attempt func() (T, error)) (T, error) {
 	for n := 0; ; n++ {
 		v, err := attempt()
 		if err == nil {
 			return v, nil
+		}
+		if w := WatchedErr(ctx); w != nil {
+			return v, w // a limit the SDK's error may hide: final
 		}
 		if ctx.Err() != nil || o.MaxRetries < 0 || n >= o.MaxRetries || !Retryable(err) {
 			return v, err
@@ -68,7 +69,7 @@ func Retryable(err error) bool {
 		return he.Status == http.StatusTooManyRequests || he.Status >= 500
 	}
 	var le *LimitError
-	return !errors.As(err, &le) && !errors.Is(err, ErrCompressed) &&
+	return !errors.As(err, &le) && !errors.Is(err, ErrCompressed) && !errors.Is(err, ErrRedirect) &&
 		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
@@ -91,17 +92,6 @@ func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// maxQuoted is how much of a server's error text a message quotes.
-const maxQuoted = 300
-
-// Redact removes key from text that may echo it.
-func Redact(text, key string) string {
-	if len(key) >= 4 {
-		text = strings.ReplaceAll(text, key, "[redacted]")
-	}
-	return text
-}
-
 // Errors of a stream's content, common to the providers.
 var (
 	ErrIncomplete = errors.New("the stream ended before the response was complete")
@@ -115,32 +105,26 @@ type ServerError struct{ Message string }
 func (e *ServerError) Error() string { return "provider error: " + e.Message }
 
 // Describe says what went wrong in words the model and the user can use,
-// without the key: an HTTP refusal with the server's message (the key
-// removed before the message is cut, so a cut never leaves part of it), a
-// limit or timeout by name, the server's own error, and anything else as a
-// failed stream.
+// Quote'd (without the key, cut at MaxQuotedBytes): an HTTP refusal with
+// the server's message, a limit or timeout by name, the server's own
+// error, and anything else as a failed stream.
 func Describe(err error, key string) string {
 	var he *HTTPError
 	if errors.As(err, &he) {
-		msg := Redact(he.Message, key)
-		if len(msg) > maxQuoted {
-			cut := maxQuoted
-			for cut > 0 && !utf8.RuneStart(msg[cut]) {
-				cut--
-			}
-			msg = msg[:cut] + "..."
-		}
+		msg := he.Message
 		if msg == "" {
 			msg = http.StatusText(he.Status)
 		}
-		return fmt.Sprintf("HTTP %d: %s", he.Status, msg)
+		return Quote(fmt.Sprintf("HTTP %d: %s", he.Status, msg), key)
 	}
 	var le *LimitError
 	var se *ServerError
 	switch {
 	case errors.As(err, &le), errors.As(err, &se), errors.Is(err, ErrIdleTimeout), errors.Is(err, ErrHeaderTimeout),
 		errors.Is(err, ErrCompressed), errors.Is(err, ErrIncomplete), errors.Is(err, ErrMalformed):
-		return Redact(err.Error(), key)
+		return Quote(err.Error(), key)
+	case errors.Is(err, ErrRedirect):
+		return ErrRedirect.Error()
 	}
-	return Redact("stream failed: "+err.Error(), key)
+	return Quote("stream failed: "+err.Error(), key)
 }

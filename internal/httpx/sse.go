@@ -14,16 +14,20 @@ type Event struct {
 	Data []byte
 }
 
-// SSEReader reads Server-Sent Events with a bound on the length of a line.
+// SSEReader reads Server-Sent Events with a bound on the length of a line
+// and of an event.
 type SSEReader struct {
-	r       *bufio.Reader
-	maxLine int
-	data    bytes.Buffer
+	r        *bufio.Reader
+	maxLine  int
+	maxEvent int
+	data     bytes.Buffer
 }
 
-// NewSSEReader reads events from r, refusing a line longer than maxLine.
-func NewSSEReader(r io.Reader, maxLine int) *SSEReader {
-	return &SSEReader{r: bufio.NewReaderSize(r, min(maxLine, 64<<10)), maxLine: maxLine}
+// NewSSEReader reads events from r, refusing a line longer than maxLine
+// and an event whose lines (comments included, line endings not) add up
+// to more than maxEvent bytes.
+func NewSSEReader(r io.Reader, maxLine, maxEvent int) *SSEReader {
+	return &SSEReader{r: bufio.NewReaderSize(r, min(maxLine, 64<<10)), maxLine: maxLine, maxEvent: maxEvent}
 }
 
 // Next returns the next event with data, or io.EOF after the last one. A
@@ -32,17 +36,21 @@ func NewSSEReader(r io.Reader, maxLine int) *SSEReader {
 func (s *SSEReader) Next() (Event, error) {
 	var name string
 	s.data.Reset()
+	size := 0 // of the event so far
 	for {
 		line, err := s.line()
 		if err != nil && !errors.Is(err, io.EOF) {
 			return Event{}, err
+		}
+		if size += len(line); size > s.maxEvent {
+			return Event{}, &LimitError{What: "an SSE event", Limit: int64(s.maxEvent), Name: "MaxEventBytes"}
 		}
 		switch {
 		case len(line) == 0: // the end of an event
 			if s.data.Len() > 0 {
 				return Event{Name: name, Data: s.data.Bytes()}, nil
 			}
-			name = ""
+			name, size = "", 0
 		case line[0] == ':': // a comment
 		default:
 			field, value, _ := bytes.Cut(line, []byte{':'})

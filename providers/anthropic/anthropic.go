@@ -24,12 +24,13 @@
 // reads and writes.
 //
 // The SDK sends the requests through a client with the limits of
-// providers.HTTPOptions (bytes per line, per response and per error body;
-// connect, header and idle timeouts), its own retries and OpenTelemetry
+// providers.HTTPOptions (bytes per line, per event, per response and per
+// error body; connect, header and idle timeouts), its own retries and OpenTelemetry
 // span turned off: the provider retries rate limits, overloads and server
 // errors before the first token itself, honouring retry-after. The key goes
 // where the SDK sends it (an Authorization header) and never into a
-// message, error or log.
+// message, error or log, in any form or part; the server's text in an
+// error message is cut at 2 KiB.
 //
 //	p := anthropic.New(anthropic.Options{}) // the key from ANTHROPIC_API_KEY
 //	cfg := loop.Config{Provider: p, Model: providers.Model{ID: "claude-sonnet-4-5", API: anthropic.API, Provider: "anthropic"}}
@@ -129,7 +130,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	return func(yield func(providers.StreamEvent) bool) {
 		s := &streamer{p: p, model: req.Model, maxArgs: req.Options.ArgumentLimit(),
 			Out: httpx.Out{Yield: yield, Builder: providers.NewBuilder(req.Model), Key: key}}
-		s.run(ctx, params)
+		s.run(httpx.Watch(ctx), params) // Fail names a limit the SDK hid
 	}, nil
 }
 

@@ -19,12 +19,14 @@
 // calling).
 //
 // The SDK sends the requests through a client with the limits of
-// providers.HTTPOptions (bytes per line, per response and per error body;
-// connect, header and idle timeouts): its own reader would take a line of
-// 256 MiB. The provider retries rate limits and server errors before the
+// providers.HTTPOptions (bytes per line, per event, per response and per
+// error body; connect, header and idle timeouts): its own reader would take
+// an event of 256 MiB, and it turns a failed read into a chunk it then
+// calls malformed; the message names the limit passed all the same. The provider retries rate limits and server errors before the
 // first chunk, honouring the server's retry delay. The key goes where the
 // SDK sends it (the x-goog-api-key header) and never into a message, error
-// or log.
+// or log, in any form or part; the server's text in an error message is cut
+// at 2 KiB.
 //
 //	p, err := gemini.New(ctx, gemini.Options{}) // the key from GEMINI_API_KEY
 //	cfg := loop.Config{Provider: p, Model: providers.Model{ID: "gemini-2.5-flash", API: gemini.API, Provider: "google"}}
@@ -107,7 +109,7 @@ func (p *Provider) newClient(ctx context.Context, key string) (*genai.Client, er
 	}
 	c, err := genai.NewClient(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("gemini: %s", httpx.Redact(err.Error(), key))
+		return nil, fmt.Errorf("gemini: %s", httpx.Quote(err.Error(), key))
 	}
 	return c, nil
 }
@@ -130,7 +132,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	return func(yield func(providers.StreamEvent) bool) {
 		s := &streamer{p: p, client: client, model: req.Model, name: name,
 			Out: httpx.Out{Yield: yield, Builder: providers.NewBuilder(req.Model), Key: key}}
-		s.run(ctx, contents, config)
+		s.run(httpx.Watch(ctx), contents, config) // Fail names a limit the SDK hid
 	}, nil
 }
 

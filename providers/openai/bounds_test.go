@@ -71,7 +71,7 @@ func TestHostileServers(t *testing.T) {
 			defer srv.Close()
 			p := New(Options{APIKey: "k", BaseURL: srv.URL, HTTPOptions: providers.HTTPOptions{MaxRetries: -1, MaxLineBytes: 64 << 10, MaxResponseBytes: 1 << 20}})
 			m := final(stream(t, context.Background(), p, nil))
-			if m.StopReason != providers.StopReasonError || !strings.Contains(m.ErrorMessage, h.want) || len(m.ErrorMessage) > 400 {
+			if m.StopReason != providers.StopReasonError || !strings.Contains(m.ErrorMessage, h.want) || len(m.ErrorMessage) > 2<<10 { // httpx.MaxQuotedBytes
 				t.Fatalf("%s: %q", m.StopReason, m.ErrorMessage)
 			}
 		})

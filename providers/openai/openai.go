@@ -23,9 +23,10 @@
 // and it has no field for the reasoning, usage and error shapes several
 // servers send (delta.reasoning, x_groq.usage, an "event: error" line).
 // Every read is bounded: the bytes of one SSE line (MaxLineBytes), of one
-// response (MaxResponseBytes) and of an error body (MaxErrorBodyBytes), and
-// the time to connect (ConnectTimeout), to the response's headers
-// (HeaderTimeout) and between two reads of the stream (IdleTimeout).
+// event (MaxEventBytes), of one response (MaxResponseBytes) and of an error
+// body (MaxErrorBodyBytes), and the time to connect (ConnectTimeout), to the
+// response's headers (HeaderTimeout) and between two reads of the stream
+// that bring more than keep-alives (IdleTimeout).
 // Compressed responses are refused (the provider asks for none), so a
 // small body cannot unpack into a large one. Each limit ends the message
 // with stop reason error and a message naming it.
@@ -113,7 +114,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	return func(yield func(providers.StreamEvent) bool) {
 		s := &streamer{p: p, model: req.Model, maxArgs: req.Options.ArgumentLimit(),
 			Out: httpx.Out{Yield: yield, Builder: providers.NewBuilder(req.Model), Key: key}}
-		s.run(ctx, body)
+		s.run(httpx.Watch(ctx), body)
 	}, nil
 }
 

@@ -92,7 +92,7 @@ func (s *responseStreamer) run(ctx context.Context, body []byte) {
 	}
 	defer stream.Close()
 	s.items = map[string]*outputItem{}
-	events := httpx.NewSSEReader(stream, s.p.opts.MaxLineBytes)
+	events := httpx.NewSSEReader(stream, s.p.opts.MaxLineBytes, s.p.opts.MaxEventBytes)
 	for {
 		ev, err := events.Next()
 		if errors.Is(err, io.EOF) || err == nil && bytes.Equal(bytes.TrimSpace(ev.Data), []byte("[DONE]")) {

@@ -49,7 +49,7 @@ func (s *streamer) run(ctx context.Context, body []byte) {
 	}
 	defer stream.Close()
 	s.calls, s.lastIdx = map[int]*callState{}, -1
-	events := httpx.NewSSEReader(stream, s.p.opts.MaxLineBytes)
+	events := httpx.NewSSEReader(stream, s.p.opts.MaxLineBytes, s.p.opts.MaxEventBytes)
 	for {
 		ev, err := events.Next()
 		if errors.Is(err, io.EOF) {
