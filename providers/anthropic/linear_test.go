@@ -109,10 +109,7 @@ func drain(p *Provider) providers.StreamEvent {
 // per byte. The bound allows three.
 func TestLinearCost(t *testing.T) {
 	const chunk = 1 << 10
-	small, large := 128<<10, 1<<20
-	if testing.Short() {
-		small, large = 64<<10, 512<<10
-	}
+	const small, large = 64 << 10, 512 << 10
 	for _, k := range longBlocks {
 		for _, reason := range []string{"end_turn", "pause_turn"} {
 			t.Run(k.name+" "+reason, func(t *testing.T) {
