@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,6 +46,34 @@ var longBlocks = []longBlock{
 		func(p string) string {
 			return fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{"type":"web_search_result_location","cited_text":%q,"url":"https://e.x/","title":"t","encrypted_index":"ix"}}}`, p)
 		}},
+}
+
+// manyBlocks is a Messages API stream of size/chunk blocks (text, a
+// server tool's call and its result in turn), each of chunk bytes.
+func manyBlocks(size, chunk int, reason string) string {
+	piece := strings.Repeat("a", chunk-1) + " "
+	var b strings.Builder
+	b.WriteString(recorded.SSE(msgStart))
+	for i := range size / chunk {
+		var start, delta string
+		switch i % 3 {
+		case 0:
+			start = fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"text","text":""}}`, i)
+			delta = textDelta(i, piece)
+		case 1:
+			start = fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"server_tool_use","id":"srvtoolu_%d","name":"web_search","input":{}}}`, i, i)
+			delta = fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%q}}`, i, `{"query":"`+piece+`"}`)
+		case 2:
+			start = fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"web_search_tool_result","tool_use_id":"srvtoolu_%d","content":[{"type":"web_search_result","title":%q,"url":"https://e.x/","encrypted_content":"e"}]}}`, i, i-1, piece)
+		}
+		b.WriteString(recorded.SSE(start))
+		if delta != "" {
+			b.WriteString(recorded.SSE(delta))
+		}
+		b.WriteString(recorded.SSE(fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i)))
+	}
+	b.WriteString(recorded.SSE(stopWith(reason, size/4), msgStop))
+	return b.String()
 }
 
 // longStream is a Messages API stream of one block of kind k carrying
@@ -110,11 +139,16 @@ func drain(p *Provider) providers.StreamEvent {
 func TestLinearCost(t *testing.T) {
 	const chunk = 1 << 10
 	const small, large = 64 << 10, 512 << 10
-	for _, k := range longBlocks {
+	kinds := append(slices.Clone(longBlocks), longBlock{name: "many blocks"})
+	for _, k := range kinds {
 		for _, reason := range []string{"end_turn", "pause_turn"} {
 			t.Run(k.name+" "+reason, func(t *testing.T) {
 				perByte := func(size int) float64 {
-					srv := serveLong(t, longStream(k, size, chunk, reason))
+					body := manyBlocks(size, chunk, reason)
+					if k.delta != nil {
+						body = longStream(k, size, chunk, reason)
+					}
+					srv := serveLong(t, body)
 					p := New(Options{APIKey: "k", BaseURL: srv.URL, HTTPOptions: providers.HTTPOptions{MaxRetries: -1},
 						MaxContinuations: 1})
 					drain(p) // warm the connection and the SDK's decoders
