@@ -15,7 +15,7 @@ import (
 // renamed is a recorded stream with its item and call ids made new, so
 // that the server can stream it again in one conversation.
 func renamed(body []byte, tag string) string {
-	r := strings.NewReplacer(`"rs_`, `"rs_`+tag, `"fc_`, `"fc_`+tag, `"msg_`, `"msg_`+tag, `"call_`, `"call_`+tag)
+	r := strings.NewReplacer(`:"rs_`, `:"rs_`+tag, `:"fc_`, `:"fc_`+tag, `:"msg_`, `:"msg_`+tag, `:"call_`, `:"call_`+tag)
 	return r.Replace(string(body))
 }
 
@@ -27,8 +27,9 @@ func renamed(body []byte, tag string) string {
 // be accepted. The model is named as FromEnvResponses names it, without
 // Model.Reasoning: asked for by name, the encrypted content comes back
 // and each reasoning item that has it is sent back with it. A deployment
-// whose name says nothing gets no encrypted content, and its reasoning
-// items are left out (with the ids linked to them) rather than refused.
+// whose name says nothing gets no encrypted content at first, and its
+// reasoning items are left out (with the ids linked to them) rather than
+// refused; once it has reasoned, the requests ask for it.
 func TestRecordedReasoningConversations(t *testing.T) {
 	for _, rec := range recorded.NativeRecordings(t, "responses") {
 		if !strings.Contains(rec.Name, "gpt5") || rec.Expect.StopReason == "error" {
@@ -62,10 +63,24 @@ func TestRecordedReasoningConversations(t *testing.T) {
 				if last := msgs[len(msgs)-1].(providers.AssistantMessage); last.Text() != "done" {
 					t.Fatalf("the last answer %q", last.Text())
 				}
-				input, _ := json.Marshal(reqs[2]["input"])
+				if raw, _ := json.Marshal(reqs[2]); strings.Contains(string(raw), providers.MissingResultText) {
+					t.Errorf("a call went unanswered: %.300s", raw)
+				}
+				var first, second bool // reasoning items sent back, of each response
+				for _, x := range reqs[2]["input"].([]any) {
+					if it := x.(map[string]any); it["type"] == "reasoning" {
+						id := it["id"].(string)
+						first = first || !strings.HasPrefix(id, "rs_b")
+						second = second || strings.HasPrefix(id, "rs_b")
+					}
+				}
 				hasEncrypted := strings.Contains(string(rec.Body), `"encrypted_content":"`)
-				if sent := strings.Contains(string(input), `"type":"reasoning"`); sent != (hasEncrypted && name == "gpt-5") {
-					t.Errorf("reasoning items sent back: %v (recording has encrypted content: %v)", sent, hasEncrypted)
+				// Named as a reasoning model, both responses' reasoning
+				// items go back; otherwise the first response's reasoning
+				// items came without encrypted content, and the second
+				// request, to a model that has reasoned, asked for it.
+				if second != hasEncrypted || first != (hasEncrypted && name == "gpt-5") {
+					t.Errorf("reasoning items sent back: of the first response %v, of the second %v (recording has encrypted content: %v)", first, second, hasEncrypted)
 				}
 			})
 		}
