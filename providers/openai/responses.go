@@ -153,7 +153,7 @@ func (p *Responses) request(req *providers.Request) responsesRequest {
 		ToolChoice: p.opts.ToolChoice, ParallelToolCalls: p.opts.ParallelToolCalls}
 	// With store false the server keeps no reasoning item: one that comes
 	// back has to carry its encrypted content to be sent back.
-	if req.Model.Reasoning || reasoningModel(name) || reasoningModel(req.Model.ID) {
+	if req.Model.Reasoning || req.Options.Reasoning != "" || reasoningModel(name) || reasoningModel(req.Model.ID) || hasReasoning(req) {
 		out.Include = []string{"reasoning.encrypted_content"}
 	}
 	if req.Model.Reasoning && req.Options.Reasoning != "" {
@@ -171,6 +171,24 @@ func (p *Responses) request(req *providers.Request) responsesRequest {
 		}{responsesFormat{Type: "json_schema", Name: o.Name, Schema: o.Schema, Strict: o.Strict}}
 	}
 	return out
+}
+
+// hasReasoning reports whether the transcript holds a reasoning item the
+// model produced: a model that reasoned before will again.
+func hasReasoning(req *providers.Request) bool {
+	for _, m := range req.Messages {
+		a, ok := m.(providers.AssistantMessage)
+		if !ok || a.API != req.Model.API || a.Provider != req.Model.Provider || a.Model != req.Model.ID {
+			continue
+		}
+		for _, c := range a.Content {
+			var head struct{ Type string }
+			if th, ok := c.(providers.Thinking); ok && json.Unmarshal([]byte(th.Signature), &head) == nil && head.Type == "reasoning" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // StructuredOutput reports that the provider honours Request.Output (as
