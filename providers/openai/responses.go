@@ -24,9 +24,10 @@ const ResponsesAPI = "openai-responses"
 // response.function_call_arguments.delta, judged whole or cut at their
 // end), reasoning summaries and raw reasoning text as thinking. Requests
 // are stateless (store false), so the server keeps no reasoning item: for
-// a reasoning model (Model.Reasoning, or a name of OpenAI's reasoning
-// families: o1, o3, o4, gpt-5 but gpt-5-chat, codex) each request asks for
-// reasoning.encrypted_content. A reasoning item is kept on its thinking
+// a reasoning model (Model.Reasoning, a name of OpenAI's reasoning
+// families: o1, o3, o4, gpt-5 but gpt-5-chat, codex; a reasoning effort
+// asked for; or a transcript in which it reasoned before) each request
+// asks for reasoning.encrypted_content. A reasoning item is kept on its thinking
 // block (its Signature, the item's JSON as the server sent it) and sent
 // back to the same model rebuilt from its checked fields (type, id,
 // summary, encrypted_content), as are the ids of message and
