@@ -25,9 +25,9 @@ const ResponsesAPI = "openai-responses"
 // end), reasoning summaries and raw reasoning text as thinking. Requests
 // are stateless (store false), so the server keeps no reasoning item: for
 // a reasoning model (Model.Reasoning, a name of OpenAI's reasoning
-// families: o1, o3, o4, gpt-5 but gpt-5-chat, codex; a reasoning effort
-// asked for; or a transcript in which it reasoned before) each request
-// asks for reasoning.encrypted_content. A reasoning item is kept on its thinking
+// families: o1, o3, o4, gpt-5 but gpt-5-chat, codex, or a transcript in
+// which it reasoned before) each request asks for
+// reasoning.encrypted_content (which other models refuse). A reasoning item is kept on its thinking
 // block (its Signature, the item's JSON as the server sent it) and sent
 // back to the same model rebuilt from its checked fields (type, id,
 // summary, encrypted_content), as are the ids of message and
@@ -154,7 +154,7 @@ func (p *Responses) request(req *providers.Request) responsesRequest {
 		ToolChoice: p.opts.ToolChoice, ParallelToolCalls: p.opts.ParallelToolCalls}
 	// With store false the server keeps no reasoning item: one that comes
 	// back has to carry its encrypted content to be sent back.
-	if req.Model.Reasoning || req.Options.Reasoning != "" || reasoningModel(name) || reasoningModel(req.Model.ID) || hasReasoning(req) {
+	if req.Model.Reasoning || reasoningModel(name) || reasoningModel(req.Model.ID) || hasReasoning(req) {
 		out.Include = []string{"reasoning.encrypted_content"}
 	}
 	if req.Model.Reasoning && req.Options.Reasoning != "" {
