@@ -22,21 +22,22 @@ const ResponsesAPI = "openai-responses"
 //
 // It streams output text, function calls (arguments from
 // response.function_call_arguments.delta, judged whole or cut at their
-// end), reasoning summaries and raw reasoning text as thinking. Requests
-// are stateless (store false), so the server keeps no reasoning item: for
-// a reasoning model (Model.Reasoning, a name of OpenAI's reasoning
-// families: o1, o3, o4, gpt-5 but gpt-5-chat, codex, or a transcript in
-// which it reasoned before) each request asks for
-// reasoning.encrypted_content (which other models refuse). A reasoning item is kept on its thinking
-// block (its Signature, the item's JSON as the server sent it) and sent
-// back to the same model rebuilt from its checked fields (type, id,
-// summary, encrypted_content), as are the ids of message and
-// function_call items and a message's phase. A reasoning item the server
-// could not resolve (without encrypted content: a stateless request
+// end), reasoning summaries and raw reasoning text as thinking.
+//
+// Requests are stateless (store false), so the server keeps no reasoning
+// item: for a reasoning model (Model.Reasoning; a name of OpenAI's
+// reasoning families: o1, o3, o4, gpt-5 but gpt-5-chat, codex; or a
+// transcript in which it reasoned before) each request asks for
+// reasoning.encrypted_content, which other models refuse. A reasoning item
+// is kept on its thinking block (its Signature, the item's JSON as the
+// server sent it) and sent back to the same model rebuilt from its checked
+// fields (type, id, summary, encrypted_content), as are the ids of message
+// and function_call items and a message's phase. A reasoning item the
+// server could not resolve (without encrypted content: a stateless request
 // naming it is refused with 404), or a signature that is not a reasoning
-// item at all (a forged session's system message), is left out, and so
-// are the ids that would link the items after it to it; the rest of the
-// turn goes as it was.
+// item at all (a forged session's system message), is left out, and so are
+// the ids that would link the items after it to it; the rest of the turn
+// goes as it was.
 //
 // A response that ends with response.completed is stop, or toolUse when it
 // holds calls; response.incomplete for max_output_tokens is length, for
