@@ -3,6 +3,7 @@ package anthropic
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -29,13 +30,14 @@ type streamer struct {
 	cur    providers.Usage // of this response
 	reason sdk.StopReason
 	blocks map[int64]*block // this response's open blocks, by its index
+	turn   turn             // this response's blocks, to send back after pause_turn
 }
 
 // block is a content block of the response being read.
 type block struct {
 	kind  string // text, thinking, tool_use
 	index int    // in the message
-	sig   string
+	sig   strings.Builder
 	args  *toolcalls.Args
 }
 
@@ -50,8 +52,7 @@ func (s *streamer) run(ctx context.Context, params sdk.MessageNewParams) {
 			s.Fail(ctx, err, s.total())
 			return
 		}
-		var acc sdk.Message
-		err = s.read(stream, &acc)
+		err = s.read(stream)
 		stream.Close()
 		switch {
 		case s.Stopped():
@@ -62,7 +63,7 @@ func (s *streamer) run(ctx context.Context, params sdk.MessageNewParams) {
 		case s.reason == sdk.StopReasonPauseTurn && turn < s.p.opts.MaxContinuations:
 			// The server paused its own long turn: send it back to go on.
 			s.usage, s.cur = s.total(), providers.Usage{}
-			params.Messages = append(params.Messages, acc.ToParam())
+			params.Messages = append(params.Messages, s.turn.message())
 			continue
 		}
 		s.finish()
@@ -88,12 +89,14 @@ func (s *streamer) open(ctx context.Context, params sdk.MessageNewParams) (*even
 }
 
 // read handles the events of one response, the current one first, up to
-// message_stop.
-func (s *streamer) read(st *eventStream, acc *sdk.Message) error {
+// message_stop. Each event costs in proportion to its own size, never to
+// what came before it.
+func (s *streamer) read(st *eventStream) error {
 	s.blocks, s.reason = map[int64]*block{}, ""
+	s.turn.reset()
 	for {
 		ev := st.Current()
-		_ = acc.Accumulate(ev) // for a continuation only: the calls are assembled by s
+		s.turn.event(ev) // for a continuation only: the calls are assembled by s
 		if !s.event(ev) {
 			return nil
 		}
@@ -146,7 +149,8 @@ func (s *streamer) start(i int64, cb sdk.ContentBlockStartEventContentBlockUnion
 		s.blocks[i] = &block{kind: "text"}
 		return s.Emit(s.Builder.TextStart()) && (cb.Text == "" || s.Emit(s.Builder.TextDelta(cb.Text)))
 	case "thinking":
-		s.blocks[i] = &block{kind: "thinking", sig: cb.Signature}
+		s.blocks[i] = &block{kind: "thinking"}
+		s.blocks[i].sig.WriteString(cb.Signature)
 		return s.Emit(s.Builder.ThinkingStart()) && (cb.Thinking == "" || s.Emit(s.Builder.ThinkingDelta(cb.Thinking)))
 	case "redacted_thinking":
 		return s.Emit(s.Builder.ThinkingStart()) && s.Emit(s.Builder.ThinkingRedacted(cb.Data))
@@ -169,7 +173,7 @@ func (s *streamer) delta(i int64, d sdk.MessageStreamEventUnionDelta) bool {
 	case "thinking_delta":
 		return d.Thinking == "" || s.Emit(s.Builder.ThinkingDelta(d.Thinking))
 	case "signature_delta":
-		bl.sig += d.Signature
+		bl.sig.WriteString(d.Signature)
 	case "input_json_delta":
 		if bl.args != nil {
 			if preview, ok := bl.args.Write(d.PartialJSON); ok {
@@ -190,7 +194,7 @@ func (s *streamer) stop(i int64) bool {
 	case "text":
 		return s.Emit(s.Builder.TextEnd())
 	case "thinking":
-		return s.Emit(s.Builder.ThinkingEnd(bl.sig))
+		return s.Emit(s.Builder.ThinkingEnd(bl.sig.String()))
 	}
 	return s.Emit(bl.args.End(s.Builder, bl.index))
 }

@@ -22,13 +22,22 @@ const ResponsesAPI = "openai-responses"
 //
 // It streams output text, function calls (arguments from
 // response.function_call_arguments.delta, judged whole or cut at their
-// end), reasoning summaries and raw reasoning text as thinking. Requests
-// are stateless (store false): each reasoning item comes back with its
-// encrypted_content, is kept whole on its thinking block (its Signature,
-// the item's JSON as the server sent it: go-openai's types have no field
-// for encrypted_content) and is sent back unchanged with the next request
-// to the same model, as are the ids of message and function_call items and
-// a message's phase.
+// end), reasoning summaries and raw reasoning text as thinking.
+//
+// Requests are stateless (store false), so the server keeps no reasoning
+// item: for a reasoning model (Model.Reasoning; a name of OpenAI's
+// reasoning families: o1, o3, o4, gpt-5 but gpt-5-chat, codex; or a
+// transcript in which it reasoned before) each request asks for
+// reasoning.encrypted_content, which other models refuse. A reasoning item
+// is kept on its thinking block (its Signature, the item's JSON as the
+// server sent it) and sent back to the same model rebuilt from its checked
+// fields (type, id, summary, encrypted_content), as are the ids of message
+// and function_call items and a message's phase. A reasoning item the
+// server could not resolve (without encrypted content: a stateless request
+// naming it is refused with 404), or a signature that is not a reasoning
+// item at all (a forged session's system message), is left out, and so are
+// the ids that would link the items after it to it; the rest of the turn
+// goes as it was.
 //
 // A response that ends with response.completed is stop, or toolUse when it
 // holds calls; response.incomplete for max_output_tokens is length, for
@@ -73,7 +82,30 @@ func FromEnvResponses() (p *Responses, m providers.Model, ok bool) {
 	if name == "" {
 		name = DefaultModel
 	}
-	return NewResponses(Options{}), providers.Model{ID: name, API: ResponsesAPI, Provider: "openai"}, true
+	return NewResponses(Options{}), providers.Model{ID: name, API: ResponsesAPI, Provider: "openai", Reasoning: reasoningModel(name)}, true
+}
+
+// reasoningModel reports whether name is one of OpenAI's reasoning models
+// (the o1, o3 and o4 families, gpt-5 but for gpt-5-chat, codex), whose
+// responses hold reasoning items, so that requests to it ask for their
+// encrypted content. A provider prefix ("openai/") is ignored. For another
+// name, set Model.Reasoning to ask for it.
+func reasoningModel(name string) bool {
+	name = strings.ToLower(name)
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	family := func(prefix string) bool {
+		rest, ok := strings.CutPrefix(name, prefix)
+		return ok && (rest == "" || rest[0] == '-' || rest[0] == '.')
+	}
+	switch {
+	case family("o1"), family("o3"), family("o4"), family("codex"):
+		return true
+	case strings.HasPrefix(name, "gpt-5"):
+		return !strings.Contains(name, "-chat")
+	}
+	return strings.Contains(name, "codex")
 }
 
 // responsesRequest is a Responses API request as sent.
@@ -121,14 +153,16 @@ func (p *Responses) request(req *providers.Request) responsesRequest {
 	out := responsesRequest{Model: name, Stream: true, Instructions: req.SystemPrompt, Input: responsesInput(req.Model, req.Messages),
 		MaxOutputTokens: req.Options.MaxTokens, Temperature: req.Options.Temperature,
 		ToolChoice: p.opts.ToolChoice, ParallelToolCalls: p.opts.ParallelToolCalls}
-	if req.Model.Reasoning {
+	// With store false the server keeps no reasoning item: one that comes
+	// back has to carry its encrypted content to be sent back.
+	if req.Model.Reasoning || reasoningModel(name) || reasoningModel(req.Model.ID) || hasReasoning(req) {
 		out.Include = []string{"reasoning.encrypted_content"}
-		if req.Options.Reasoning != "" {
-			out.Reasoning = &struct {
-				Effort  string `json:"effort"`
-				Summary string `json:"summary"`
-			}{req.Options.Reasoning, "auto"}
-		}
+	}
+	if req.Model.Reasoning && req.Options.Reasoning != "" {
+		out.Reasoning = &struct {
+			Effort  string `json:"effort"`
+			Summary string `json:"summary"`
+		}{req.Options.Reasoning, "auto"}
 	}
 	for _, t := range req.Tools {
 		out.Tools = append(out.Tools, responsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: t.Parameters})
@@ -139,6 +173,24 @@ func (p *Responses) request(req *providers.Request) responsesRequest {
 		}{responsesFormat{Type: "json_schema", Name: o.Name, Schema: o.Schema, Strict: o.Strict}}
 	}
 	return out
+}
+
+// hasReasoning reports whether the transcript holds a reasoning item the
+// model produced: a model that reasoned before will again.
+func hasReasoning(req *providers.Request) bool {
+	for _, m := range req.Messages {
+		a, ok := m.(providers.AssistantMessage)
+		if !ok || a.API != req.Model.API || a.Provider != req.Model.Provider || a.Model != req.Model.ID {
+			continue
+		}
+		for _, c := range a.Content {
+			var head struct{ Type string }
+			if th, ok := c.(providers.Thinking); ok && json.Unmarshal([]byte(th.Signature), &head) == nil && head.Type == "reasoning" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // StructuredOutput reports that the provider honours Request.Output (as
@@ -204,35 +256,48 @@ type textSignature struct {
 	Phase string `json:"phase,omitempty"`
 }
 
+// assistantItems turns one assistant message into input items. A
+// reasoning item goes back only when the server can resolve it
+// (reasoningFrom); the ids that link the message and function_call items
+// after a reasoning item to it go back only when it does, since the server
+// refuses an item whose reasoning item is missing; and a reasoning item
+// that nothing follows, which the server also refuses, is left out.
 func assistantItems(m providers.AssistantMessage) []json.RawMessage {
 	var out []json.RawMessage
+	linked := true // the items from here may carry their ids
+	trailing := 0  // reasoning items at the end of out
 	for _, c := range m.Content {
 		switch c := c.(type) {
 		case providers.Thinking:
-			if c.Signature != "" && json.Valid([]byte(c.Signature)) && strings.HasPrefix(c.Signature, "{") {
-				out = append(out, json.RawMessage(c.Signature)) // the reasoning item as it came
+			it, ok := reasoningFrom(c.Signature)
+			linked = ok
+			if ok {
+				out = append(out, raw(it))
+				trailing++
 			}
+			continue
 		case providers.Text:
 			it := item{"type": "message", "role": "assistant", "content": []any{item{"type": "output_text", "text": c.Text}}}
-			var sig textSignature
-			if json.Unmarshal([]byte(c.Signature), &sig) == nil {
-				if sig.ID != "" {
-					it["id"] = sig.ID
-				}
-				if sig.Phase != "" {
-					it["phase"] = sig.Phase
-				}
+			id, phase := messageSignature(c.Signature)
+			if id != "" && linked {
+				it["id"] = id
+			}
+			if phase != "" {
+				it["phase"] = phase
 			}
 			out = append(out, raw(it))
 		case providers.ToolCall:
 			it := item{"type": "function_call", "call_id": c.ID, "name": c.Name, "arguments": argumentsText(c.Arguments)}
-			if strings.HasPrefix(c.Signature, "fc") {
-				it["id"] = c.Signature
+			if id := callItemID(c.Signature); id != "" && linked {
+				it["id"] = id
 			}
 			out = append(out, raw(it))
+		default:
+			continue
 		}
+		trailing = 0
 	}
-	return out
+	return out[:len(out)-trailing]
 }
 
 func argumentsText(args map[string]any) string {
