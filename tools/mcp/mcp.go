@@ -61,8 +61,8 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net"
 	"net/http"
-	"os/exec"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -108,9 +108,9 @@ type Options struct {
 	// Logger receives what the Toolset has to say (tools left out, lost
 	// connections); nil means slog.Default().
 	Logger *slog.Logger
-	// MaxStderrBytes bounds the standard error kept per stdio server; 0
-	// means 64 KiB (the newest bytes are kept).
-	MaxStderrBytes int
+	// Limits bound what the Toolset takes from its servers: pages, tools
+	// and bytes. The zero value means the documented defaults.
+	Limits Limits
 	// OnChange, when set, is called after the tool set changed (a server
 	// said its list changed, or a connection was made again), on a
 	// goroutine of the Toolset: to update an agent between runs, say
@@ -123,6 +123,7 @@ type Options struct {
 type Toolset struct {
 	opts       Options
 	servers    []*server
+	http       *http.Transport // for the servers without an HTTPClient
 	ctx        context.Context // ends on Close
 	cancel     context.CancelFunc
 	relists    sync.WaitGroup
@@ -142,10 +143,13 @@ func Connect(ctx context.Context, opts Options, servers ...Server) (*Toolset, er
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	if opts.MaxStderrBytes <= 0 {
-		opts.MaxStderrBytes = 64 << 10
-	}
+	opts.Limits = opts.Limits.withDefaults()
 	ts := &Toolset{opts: opts, refused: map[string]error{}}
+	for _, s := range servers {
+		if s.URL != "" && s.HTTPClient == nil && ts.http == nil {
+			ts.http = newHTTPTransport()
+		}
+	}
 	ts.ctx, ts.cancel = context.WithCancel(context.Background())
 	names := map[string]bool{}
 	for _, s := range servers {
@@ -158,7 +162,7 @@ func Connect(ctx context.Context, opts Options, servers ...Server) (*Toolset, er
 			return nil, fmt.Errorf("mcp: two servers are named %q", s.Name)
 		}
 		names[s.Name] = true
-		srv := &server{ts: ts, spec: s, stderr: newTail(opts.MaxStderrBytes)}
+		srv := &server{ts: ts, spec: s, stderr: newTail(opts.Limits.MaxStderrBytes)}
 		ts.servers = append(ts.servers, srv)
 		if err := srv.list(ctx); err != nil { // connects first
 			ts.Close()
@@ -195,7 +199,9 @@ func (ts *Toolset) Tools() ([]*tools.Tool, uint64) {
 }
 
 // Refused reports the tools left out, by their server's name and tool
-// name ("server/tool"), with the reason.
+// name ("server/tool"), with the reason. Tools left out by a bound on the
+// listing (Limits), whose names were not all read, are reported together
+// under "server/*".
 func (ts *Toolset) Refused() map[string]error {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -219,9 +225,18 @@ func (ts *Toolset) Close() error {
 	ts.cancel()
 	var errs []error
 	for _, s := range ts.servers {
+		// s.close waits for a connection being made, and taking s.mu
+		// waits for a relist deciding to start: neither starts another
+		// goroutine after this, so Wait below cannot race with an Add.
 		errs = append(errs, s.close())
+		s.mu.Lock()
+		//lint:ignore SA2001 an empty critical section is the barrier
+		s.mu.Unlock()
 	}
 	ts.relists.Wait()
+	if ts.http != nil {
+		ts.http.CloseIdleConnections()
+	}
 	return errors.Join(errs...)
 }
 
@@ -230,19 +245,26 @@ func (ts *Toolset) Close() error {
 func (ts *Toolset) rebuild() {
 	ts.rebuilding.Lock()
 	defer ts.rebuilding.Unlock()
-	prefix := len(ts.servers) > 1
+	names := newNamer(len(ts.servers) > 1)
 	var set []*tools.Tool
 	refused := map[string]error{}
-	taken := map[string]bool{}
 	for _, s := range ts.servers {
-		for _, t := range s.listed() {
-			tool, err := s.tool(t, exposedName(s.spec.Name, t.Name, prefix, taken))
-			if err != nil {
-				refused[s.spec.Name+"/"+t.Name] = err
-				ts.opts.Logger.Warn("mcp: tool left out", "server", s.spec.Name, "tool", t.Name, "err", err)
-				continue
+		listed, cut := s.listed()
+		if cut != nil {
+			refused[s.spec.Name+"/*"] = cut
+			ts.opts.Logger.Warn("mcp: tools left out", "server", s.spec.Name, "err", cut)
+		}
+		for _, t := range listed {
+			err := t.err
+			if err == nil {
+				var tool *tools.Tool
+				if tool, err = s.tool(t, names.name(s.spec.Name, t.name)); err == nil {
+					set = append(set, tool)
+					continue
+				}
 			}
-			set = append(set, tool)
+			refused[s.spec.Name+"/"+t.name] = err
+			ts.opts.Logger.Warn("mcp: tool left out", "server", s.spec.Name, "tool", t.name, "err", err)
 		}
 	}
 	ts.mu.Lock()
@@ -254,12 +276,12 @@ func (ts *Toolset) rebuild() {
 	}
 }
 
-// commandTransport starts a stdio server.
-func (s *server) commandTransport() sdk.Transport {
-	cmd := exec.Command(s.spec.Command, s.spec.Args...)
-	cmd.Env, cmd.Dir, cmd.Stderr = s.spec.Env, s.spec.Dir, s.stderr
-	s.mu.Lock()
-	s.cmd = cmd
-	s.mu.Unlock()
-	return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+// newHTTPTransport makes the Toolset's HTTP transport: the default one's
+// settings (proxies from the environment, idle connections kept), with
+// bounds on connecting and on waiting for a response's headers.
+func newHTTPTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	t.ResponseHeaderTimeout = 2 * time.Minute
+	return t
 }

@@ -1,0 +1,347 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// Every message from a server passes a boundedReader before the SDK
+// decodes it, so no message past Limits.MaxMessageBytes is ever held. An
+// answer to a request (a call's result, a page of tools) that is too large
+// is read on without being kept, only its "id" noted, and the SDK gets a
+// small error response for that id in its place: the call that asked
+// learns exactly what happened, and the connection lives on. A
+// notification or request from the server that is too large is dropped;
+// anything else too large ends the connection.
+
+// codeTooLarge is the JSON-RPC error code of the stand-in answer, with
+// tooLargeMessage as its message and {"size": N} as its data.
+const (
+	codeTooLarge    = -32099
+	tooLargeMessage = "agentloop: the answer was larger than Limits.MaxMessageBytes"
+)
+
+// tooLarge reports whether err is the stand-in for an answer past the
+// bound, and the answer's size in bytes.
+func tooLarge(err error) (int64, bool) {
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != codeTooLarge || je.Message != tooLargeMessage {
+		return 0, false
+	}
+	var d struct {
+		Size int64 `json:"size"`
+	}
+	if json.Unmarshal(je.Data, &d) != nil {
+		return 0, false
+	}
+	return d.Size, true
+}
+
+// framing is how a stream divides into messages.
+type framing int
+
+const (
+	lines framing = iota // newline-delimited JSON (stdio)
+	sse                  // server-sent events: a message per data line
+	whole                // the stream is one message (an HTTP JSON body)
+)
+
+// boundedReader passes the messages of r through, replacing each one
+// past max bytes (see above).
+type boundedReader struct {
+	r      *bufio.Reader
+	framed framing
+	max    int
+	server string
+	warn   func(msg string, args ...any)
+
+	buf []byte // the message being read
+	out []byte // what Read returns next
+	err error  // returned once out is empty
+}
+
+func newBoundedReader(r io.Reader, framed framing, max int, server string, warn func(string, ...any)) *boundedReader {
+	return &boundedReader{r: bufio.NewReaderSize(r, 64<<10), framed: framed, max: max, server: server, warn: warn}
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	for len(b.out) == 0 {
+		if b.err != nil {
+			return 0, b.err
+		}
+		b.fill()
+	}
+	n := copy(p, b.out)
+	b.out = b.out[n:]
+	return n, nil
+}
+
+// next returns the next piece of the stream, and whether it ends a
+// message (a line). It is valid until the next call.
+func (b *boundedReader) next() ([]byte, bool, error) {
+	if b.framed == whole {
+		chunk, err := b.r.Peek(b.r.Size())
+		if len(chunk) > 0 {
+			_, _ = b.r.Discard(len(chunk))
+			return chunk, false, nil
+		}
+		return nil, false, err
+	}
+	chunk, err := b.r.ReadSlice('\n')
+	switch {
+	case err == nil:
+		return chunk, true, nil
+	case errors.Is(err, bufio.ErrBufferFull):
+		return chunk, false, nil
+	}
+	return chunk, false, err
+}
+
+// fill reads the next message into out, or the stand-in for it.
+func (b *boundedReader) fill() {
+	b.buf = b.buf[:0]
+	var sc *idScanner
+	for {
+		chunk, end, err := b.next()
+		if sc == nil && len(b.buf)+len(chunk) > b.max {
+			sc = b.scanner(append(b.buf, chunk...))
+			b.buf = b.buf[:0]
+		} else if sc != nil {
+			sc.write(chunk)
+		} else {
+			b.buf = append(b.buf, chunk...)
+		}
+		if !end && err == nil {
+			continue
+		}
+		b.out = b.buf
+		if sc != nil {
+			b.out = b.standIn(sc)
+		}
+		if err != nil && b.err == nil {
+			b.err = err
+		}
+		return
+	}
+}
+
+// scanner starts to follow a message past the bound from its first
+// bytes, head.
+func (b *boundedReader) scanner(head []byte) *idScanner {
+	sc := &idScanner{}
+	if b.framed == sse {
+		rest, ok := bytes.CutPrefix(head, []byte("data:"))
+		if !ok {
+			sc.skip = true // another field: dropped
+			sc.size = int64(len(head))
+			return sc
+		}
+		head, _ = bytes.CutPrefix(rest, []byte(" "))
+	}
+	sc.write(head)
+	return sc
+}
+
+// standIn returns what replaces a message past the bound: an error
+// answer for its id, or nothing (a notification, a request, a field of
+// an event), or it sets b.err when it cannot tell what the message was.
+func (b *boundedReader) standIn(sc *idScanner) []byte {
+	if sc.skip {
+		b.warn("mcp: a line of an event stream past Limits.MaxMessageBytes was dropped", "server", b.server, "bytes", sc.size)
+		return nil
+	}
+	id, k := sc.kind()
+	switch k {
+	case answer:
+		data, _ := json.Marshal(map[string]any{"size": sc.size})
+		msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
+			"error": map[string]any{"code": codeTooLarge, "message": tooLargeMessage, "data": json.RawMessage(data)}})
+		switch b.framed {
+		case lines:
+			msg = append(msg, '\n')
+		case sse:
+			msg = append(append([]byte("data: "), msg...), '\n')
+		}
+		return msg
+	case notice:
+		b.warn("mcp: a notification or request past Limits.MaxMessageBytes was dropped", "server", b.server, "bytes", sc.size, "max", b.max)
+		return nil
+	}
+	b.err = fmt.Errorf("mcp: server %q sent a message of %d bytes, more than the %d allowed (Limits.MaxMessageBytes), that answers no request", b.server, sc.size, b.max)
+	b.warn("mcp: connection ended", "server", b.server, "err", b.err)
+	return nil
+}
+
+// boundedBody is an HTTP response body behind a boundedReader.
+type boundedBody struct {
+	*boundedReader
+	io.Closer
+}
+
+// boundedBodyOf wraps an HTTP response's body: an event stream is framed
+// by lines, anything else is one message.
+func (s *server) boundedBodyOf(body io.ReadCloser, contentType string) io.ReadCloser {
+	framed := whole
+	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(contentType)), "text/event-stream") {
+		framed = sse
+	}
+	return boundedBody{newBoundedReader(body, framed, s.ts.opts.Limits.MaxMessageBytes, s.spec.Name, s.ts.opts.Logger.Warn), body}
+}
+
+// kind is what a message turned out to be.
+type kind int
+
+const (
+	unknown kind = iota
+	answer       // a response: an id and a result or an error
+	notice       // a notification or a request: a method
+)
+
+// idScanner follows a JSON-RPC message byte by byte without keeping it:
+// only its top-level "id" (when short), the names of its top-level keys
+// that matter, and its size.
+type idScanner struct {
+	skip       bool // not followed, only counted
+	size       int64
+	top        byte // the first byte that is not space
+	depth      int
+	inString   bool
+	escaped    bool
+	state      int    // at depth 1: expecting a key, in a key, after a key, in a value
+	key        []byte // the key being read, its first 16 bytes
+	capture    bool   // the value being read is the id's
+	id         []byte
+	idBad      bool
+	answers    bool // "result" or "error" was a key
+	method     bool // "method" was a key
+	closed     bool // the top-level value ended
+	afterClose bool // something other than space followed it
+}
+
+const (
+	expectKey = iota
+	inKey
+	afterKey
+	inValue
+)
+
+func (sc *idScanner) write(p []byte) {
+	sc.size += int64(len(p))
+	if sc.skip {
+		return
+	}
+	for i := 0; i < len(p); i++ {
+		if sc.inString && !sc.escaped && !(sc.depth == 1 && (sc.state == inKey || sc.capture)) {
+			// Nothing of this string is kept: skip to its end.
+			j := bytes.IndexAny(p[i:], `"\`)
+			if j < 0 {
+				return
+			}
+			i += j
+		}
+		sc.byte(p[i])
+	}
+}
+
+func (sc *idScanner) keep(c byte) {
+	if sc.depth != 1 {
+		return
+	}
+	switch {
+	case sc.state == inKey && len(sc.key) < 16:
+		sc.key = append(sc.key, c)
+	case sc.state == inValue && sc.capture:
+		if len(sc.id) >= 128 {
+			sc.idBad = true
+			return
+		}
+		sc.id = append(sc.id, c)
+	}
+}
+
+func (sc *idScanner) byte(c byte) {
+	if sc.inString {
+		switch {
+		case sc.escaped:
+			sc.escaped = false
+		case c == '\\':
+			sc.escaped = true
+		case c == '"':
+			sc.inString = false
+			if sc.depth == 1 && sc.state == inKey {
+				sc.state = afterKey
+				return
+			}
+		}
+		sc.keep(c)
+		return
+	}
+	if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+		return
+	}
+	if sc.top == 0 {
+		sc.top = c
+	}
+	if sc.closed {
+		sc.afterClose = true
+		return
+	}
+	switch c {
+	case '"':
+		sc.inString = true
+		if sc.depth == 1 && sc.state == expectKey {
+			sc.state, sc.key = inKey, sc.key[:0]
+			return
+		}
+		sc.keep(c)
+	case '{', '[':
+		if sc.depth == 1 && sc.capture {
+			sc.idBad = true
+		}
+		sc.depth++
+	case '}', ']':
+		sc.depth--
+		if sc.depth == 0 {
+			sc.closed = true
+		}
+	case ':':
+		if sc.depth == 1 && sc.state == afterKey {
+			sc.state = inValue
+			switch string(sc.key) {
+			case "id":
+				sc.capture, sc.id, sc.idBad = true, sc.id[:0], false
+			case "result", "error":
+				sc.answers = true
+			case "method":
+				sc.method = true
+			}
+		}
+	case ',':
+		if sc.depth == 1 {
+			sc.state, sc.capture = expectKey, false
+		}
+	default:
+		sc.keep(c)
+	}
+}
+
+// kind says what the message was, and its id when it is an answer.
+func (sc *idScanner) kind() (json.RawMessage, kind) {
+	if sc.top != '{' || !sc.closed || sc.afterClose {
+		return nil, unknown
+	}
+	if sc.method {
+		return nil, notice
+	}
+	if sc.answers && !sc.idBad && len(sc.id) > 0 && json.Valid(sc.id) && (sc.id[0] == '"' || sc.id[0] == '-' || sc.id[0] >= '0' && sc.id[0] <= '9') {
+		return json.RawMessage(sc.id), answer
+	}
+	return nil, unknown
+}

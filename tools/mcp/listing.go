@@ -1,0 +1,144 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentloop/agentloop/tools"
+)
+
+// listedTool is what the Toolset keeps of a listed tool: only what it
+// offers the model, or why it is left out.
+type listedTool struct {
+	name, title, description string
+	schema                   []byte
+	err                      error // why the tool is left out
+}
+
+// list lists the server's tools, page by page, within the Limits: past a
+// bound it keeps what came first and notes what it left out (s.cut).
+func (s *server) list(ctx context.Context) error {
+	session, _, err := s.current(ctx)
+	if err != nil {
+		return err
+	}
+	lim := s.ts.opts.Limits
+	var (
+		listed []listedTool
+		cut    error
+		cursor string
+	)
+	for page := 1; ; page++ {
+		if page > lim.MaxPages {
+			cut = fmt.Errorf("mcp: server %q named a page of tools past the %d read (Limits.MaxPages); the tools of those pages are kept", s.spec.Name, lim.MaxPages)
+			break
+		}
+		res, err := session.ListTools(ctx, &sdk.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			if size, ok := tooLarge(err); ok {
+				cut = fmt.Errorf("mcp: server %q sent page %d of its tools in %d bytes, more than the %d allowed (Limits.MaxMessageBytes); the tools of the pages before it are kept", s.spec.Name, page, size, lim.MaxMessageBytes)
+				break
+			}
+			return fmt.Errorf("mcp: server %q: listing tools: %w", s.spec.Name, err)
+		}
+		for _, t := range res.Tools {
+			if t == nil {
+				continue
+			}
+			if len(listed) == lim.MaxTools {
+				cut = fmt.Errorf("mcp: server %q lists more than %d tools (Limits.MaxTools); the first %d are kept", s.spec.Name, lim.MaxTools, lim.MaxTools)
+				break
+			}
+			listed = append(listed, s.keep(t))
+		}
+		if cut != nil || res.NextCursor == "" {
+			break
+		}
+		cursor = res.NextCursor
+	}
+	s.mu.Lock()
+	s.tools, s.cut = listed, cut
+	s.mu.Unlock()
+	return nil
+}
+
+// keep makes a listedTool of t, leaving it out when it is past
+// Limits.MaxToolBytes or has no name.
+func (s *server) keep(t *sdk.Tool) listedTool {
+	lt := listedTool{name: t.Name}
+	if t.Name == "" {
+		lt.err = errors.New("mcp: the server listed a tool without a name")
+		return lt
+	}
+	schema, err := json.Marshal(t.InputSchema)
+	if err != nil || t.InputSchema == nil || string(schema) == "null" {
+		schema = []byte(`{"type":"object"}`)
+	}
+	limit := s.ts.opts.Limits.MaxToolBytes
+	if size := len(schema) + len(t.Description) + len(t.Title); size > limit {
+		lt.err = fmt.Errorf("mcp: the definition of %q has %d bytes, more than the %d allowed (Limits.MaxToolBytes)", t.Name, size, limit)
+		return lt
+	}
+	lt.title, lt.description, lt.schema = t.Title, t.Description, schema
+	return lt
+}
+
+// relist lists the tools again in the background (the server said they
+// changed, or the connection was made again) and rebuilds the set. At
+// most one listing per server runs; notifications that arrive meanwhile
+// make it list once more when it is done, however many they are.
+func (s *server) relist() {
+	ts := s.ts
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ts.ctx.Err() != nil {
+		return
+	}
+	if s.relisting {
+		s.again = true
+		return
+	}
+	s.relisting = true
+	ts.relists.Add(1)
+	go func() {
+		defer ts.relists.Done()
+		for {
+			ctx, cancel := context.WithTimeout(ts.ctx, time.Minute)
+			err := s.list(ctx)
+			cancel()
+			if err != nil {
+				ts.opts.Logger.Warn("mcp: listing tools again failed", "server", s.spec.Name, "err", err)
+			} else {
+				ts.rebuild()
+			}
+			s.mu.Lock()
+			if !s.again || ts.ctx.Err() != nil {
+				s.relisting, s.again = false, false
+				s.mu.Unlock()
+				return
+			}
+			s.again = false
+			s.mu.Unlock()
+		}
+	}()
+}
+
+func (s *server) listed() ([]listedTool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tools, s.cut
+}
+
+// tool makes a tools.Tool of a listed tool, exposed under name.
+func (s *server) tool(t listedTool, name string) (*tools.Tool, error) {
+	remote := t.name
+	return tools.NewJSON(tools.Config{Name: name, Description: t.description, Label: t.title, Timeout: s.ts.opts.ToolTimeout},
+		t.schema, func(ctx context.Context, args map[string]any) (tools.Result, error) {
+			return s.call(ctx, remote, args)
+		})
+}
