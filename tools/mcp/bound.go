@@ -111,7 +111,7 @@ func (b *boundedReader) fill() {
 	for {
 		chunk, end, err := b.next()
 		if sc == nil && len(b.buf)+len(chunk) > b.max {
-			sc = b.scanner(append(b.buf, chunk...))
+			sc = b.scanner(b.buf, chunk)
 			b.buf = b.buf[:0]
 		} else if sc != nil {
 			sc.write(chunk)
@@ -133,19 +133,24 @@ func (b *boundedReader) fill() {
 }
 
 // scanner starts to follow a message past the bound from its first
-// bytes, head.
-func (b *boundedReader) scanner(head []byte) *idScanner {
+// bytes, read and chunk.
+func (b *boundedReader) scanner(read, chunk []byte) *idScanner {
 	sc := &idScanner{}
 	if b.framed == sse {
+		head := read
+		if len(head) < len("data: ") {
+			head, chunk = append(head, chunk...), nil
+		}
 		rest, ok := bytes.CutPrefix(head, []byte("data:"))
 		if !ok {
 			sc.skip = true // another field: dropped
-			sc.size = int64(len(head))
+			sc.size = int64(len(head) + len(chunk))
 			return sc
 		}
-		head, _ = bytes.CutPrefix(rest, []byte(" "))
+		read, _ = bytes.CutPrefix(rest, []byte(" "))
 	}
-	sc.write(head)
+	sc.write(read)
+	sc.write(chunk)
 	return sc
 }
 

@@ -23,6 +23,8 @@ type hostile struct {
 	page func(w io.Writer, cursor string)
 	// call writes the result of tools/call for a tool.
 	call func(w io.Writer, name string)
+	// events makes every answer an event stream of one event.
+	events bool
 
 	lists atomic.Int64 // tools/list requests seen
 	srv   *httptest.Server
@@ -68,6 +70,12 @@ func (h *hostile) idle() <-chan struct{} {
 	return h.zero
 }
 
+func (h *hostile) openConns() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.open
+}
+
 func (h *hostile) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
@@ -90,7 +98,13 @@ func (h *hostile) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
+	if h.events {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: message\ndata: ")
+		defer io.WriteString(w, "\n\n")
+	} else {
+		w.Header().Set("Content-Type", "application/json")
+	}
 	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":`, req.ID)
 	switch req.Method {
 	case "initialize":
