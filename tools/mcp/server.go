@@ -27,9 +27,9 @@ type server struct {
 	mu      sync.Mutex
 	session *sdk.ClientSession // nil while disconnected
 	lost    chan struct{}      // closed when session ends
-	tools   []listedTool // the latest listing, in the server's order
-	cut     error        // what a bound left out of it, if anything
-	cmd     *exec.Cmd // the stdio server's latest process
+	tools   []listedTool       // the latest listing, in the server's order
+	cut     error              // what a bound left out of it, if anything
+	cmd     *exec.Cmd          // the stdio server's latest process
 	// connected reports a first connection was made (guarded by dialing).
 	connected bool
 
