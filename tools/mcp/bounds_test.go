@@ -261,6 +261,42 @@ func TestHTTPConnectionsClosed(t *testing.T) {
 	}
 }
 
+// TestHTTPReconnectsShareConnections: each connection made again after
+// one broke (a garbled answer) reuses the Toolset's HTTP connections
+// instead of leaving the last one's open.
+func TestHTTPReconnectsShareConnections(t *testing.T) {
+	h := newHostile(t, &hostile{
+		page: func(w io.Writer, _ string) { writeTools(w, "t", 0, 2, "") },
+		call: func(w io.Writer, name string) {
+			if name == "t1" {
+				io.WriteString(w, "garbled")
+				return
+			}
+			io.WriteString(w, `{"content":[{"type":"text","text":"ok"}]}`)
+		},
+	})
+	ts := connect(t, Options{}, Server{Name: "h", URL: h.url()})
+	for range 5 {
+		if _, err := callTool(ts, "t1", nil); err == nil || err.Error() != LostText("h") {
+			t.Fatalf("the garbled call: %v", err)
+		}
+		if res, err := callTool(ts, "t0", nil); err != nil || providers.TextOf(res.Content) != "ok" {
+			t.Fatalf("after reconnecting: %v %v", res, err)
+		}
+	}
+	if n := h.openConns(); n > 2 {
+		t.Fatalf("%d connections open after 5 reconnections", n)
+	}
+	if err := ts.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-h.idle():
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%d connections open after Close", h.openConns())
+	}
+}
+
 // TestStartupDeath: a stdio server that dies before it answers says why:
 // its exit status and the end of its standard error are in the error.
 func TestStartupDeath(t *testing.T) {
