@@ -26,7 +26,29 @@
 //
 // With more than one server, tool names are prefixed with the server's
 // name (files__read_file); names the providers would refuse are made
-// valid; calls go back under the server's own names.
+// valid, and names that collide get a suffix (_2, _3, …) in the server's
+// order; calls go back under the server's own names. A tool named like
+// one of the conversation's Go tools is hidden by it, and the loop names
+// it in events.ToolsChanged (Hidden).
+//
+// # Bounds
+//
+// Options.Limits bound what a server can make the Toolset hold; each has
+// a default, none is unlimited:
+//
+//   - Limits.MaxPages (100) tools/list pages per listing, Limits.MaxTools
+//     (128) tools per server, Limits.MaxToolBytes (128 KiB) per tool's
+//     schema, description and title. Past one the Toolset keeps what came
+//     first in the server's order and says in Refused what it left out.
+//   - Limits.MaxMessageBytes (16 MiB) per message, over stdio and
+//     streamable HTTP alike (a Dial transport bounds its own). A larger
+//     result is read through without being kept, and the model reads
+//     TooLargeText: the call ran, its result was dropped. A larger page
+//     of tools ends the listing there.
+//   - Limits.MaxStderrBytes (64 KiB) of a stdio server's standard error.
+//
+// A stdio server that dies while connecting is reported with its exit
+// status and the end of its standard error.
 //
 // # Results
 //
@@ -40,19 +62,21 @@
 // # Correct over time
 //
 //   - notifications/tools/list_changed makes the Toolset list the server's
-//     tools again; the loop takes the new set before its next model call,
-//     never in the middle of a batch, and publishes events.ToolsChanged.
+//     tools again (one listing at a time; any number of notifications
+//     meanwhile make one more); the loop takes the new set before its next
+//     model call, never in the middle of a batch, and publishes
+//     events.ToolsChanged.
 //   - A connection that drops is made again for the next call. A call that
 //     may have reached the server is never sent twice: if the connection
-//     drops while it runs, its result is an error the model can read ("the
-//     connection to SERVER was lost while the call was running; it may or
-//     may not have run").
+//     drops while it runs, its result is an error the model can read
+//     (LostText).
 //   - Cancelling the run, or a tool timeout (Options.ToolTimeout, or the
 //     loop's ToolTimeout), cancels calls in flight; the SDK sends
 //     notifications/cancelled.
 //   - Progress notifications become tool_execution_update events.
 //   - Close stops the stdio servers the Toolset started, leaving no process
-//     or goroutine.
+//     or goroutine, and closes the idle connections of the Toolset's HTTP
+//     transport (one per Toolset; a Server's own HTTPClient is left alone).
 package mcp
 
 import (
