@@ -61,7 +61,14 @@ func TestListingBounds(t *testing.T) {
 		{
 			name: "a tool too large", limits: Limits{MaxToolBytes: 64 << 10}, page: func(w io.Writer, _ string) { writeBigSchema(w, 1<<20) },
 			tools: []string{"small"}, count: 1, lists: 1,
-			refused: map[string]string{"h/big": `mcp: the definition of "big" has 1048610 bytes, more than the 65536 allowed (Limits.MaxToolBytes)`},
+			refused: map[string]string{"h/big": `mcp: the definition of "big" has 1048613 bytes, more than the 65536 allowed (Limits.MaxToolBytes)`},
+		},
+		{
+			name: "a name too large", page: func(w io.Writer, _ string) {
+				fmt.Fprintf(w, `{"tools":[{"name":"%s","inputSchema":{"type":"object"}},{"name":"small","inputSchema":{"type":"object"}}]}`, strings.Repeat("n", 200<<10))
+			},
+			tools: []string{"small"}, count: 1, lists: 1,
+			refused: map[string]string{"h/" + strings.Repeat("n", 64) + "...": `mcp: the definition of "` + strings.Repeat("n", 64) + `..." has 204817 bytes, more than the 131072 allowed (Limits.MaxToolBytes)`},
 		},
 		{
 			name: "a page too large", limits: Limits{MaxMessageBytes: 1 << 20}, page: func(w io.Writer, cursor string) {
@@ -312,5 +319,29 @@ func TestStartupDeath(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "mcp: mcp:") {
 		t.Errorf("a doubled prefix: %q", err)
+	}
+}
+
+// TestListTimeout: a server that never answers tools/list cannot hold
+// Connect past Limits.ListTimeout, even with a context without deadline.
+func TestListTimeout(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	silent := handDial(func(send func(string), method string, id json.RawMessage) {
+		if method != "tools/list" && id != nil {
+			send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, id))
+		}
+	})
+	done := make(chan error, 1)
+	go func() {
+		_, err := Connect(context.Background(), Options{Logger: slog.New(slog.DiscardHandler), Limits: Limits{ListTimeout: 100 * time.Millisecond}}, Server{Name: "s", Dial: silent})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), `mcp: server "s": listing tools: `) || !strings.Contains(err.Error(), "deadline exceeded") {
+			t.Fatalf("err %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Connect waited past its ListTimeout")
 	}
 }

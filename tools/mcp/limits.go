@@ -1,5 +1,7 @@
 package mcp
 
+import "time"
+
 // Limits bound what a Toolset takes from its servers. A zero (or
 // negative) field means the default named beside it, never "unlimited".
 // Past a bound on a listing, the Toolset keeps what came first in the
@@ -10,8 +12,8 @@ type Limits struct {
 	MaxPages int
 	// MaxTools bounds the tools kept per server; 0 means DefaultMaxTools.
 	MaxTools int
-	// MaxToolBytes bounds one tool's definition: its input schema (as
-	// JSON), description and title together. A tool past it is left out.
+	// MaxToolBytes bounds one tool's definition: its name, input schema
+	// (as JSON), description and title together. A tool past it is left out.
 	// 0 means DefaultMaxToolBytes.
 	MaxToolBytes int
 	// MaxMessageBytes bounds one message from a server (a result, a page
@@ -19,6 +21,10 @@ type Limits struct {
 	// model reads (the call ran; its result was dropped); a page of tools
 	// past it ends the listing there. 0 means DefaultMaxMessageBytes.
 	MaxMessageBytes int
+	// ListTimeout bounds connecting to a server and listing its tools, at
+	// Connect (within its context) and on every relisting; 0 means
+	// DefaultListTimeout.
+	ListTimeout time.Duration
 	// MaxStderrBytes bounds the standard error kept per stdio server (the
 	// newest bytes are kept); 0 means DefaultMaxStderrBytes.
 	MaxStderrBytes int
@@ -31,6 +37,7 @@ const (
 	DefaultMaxToolBytes    = 128 << 10
 	DefaultMaxMessageBytes = 16 << 20
 	DefaultMaxStderrBytes  = 64 << 10
+	DefaultListTimeout     = time.Minute
 )
 
 func (l Limits) withDefaults() Limits {
@@ -44,5 +51,8 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxToolBytes, DefaultMaxToolBytes)
 	def(&l.MaxMessageBytes, DefaultMaxMessageBytes)
 	def(&l.MaxStderrBytes, DefaultMaxStderrBytes)
+	if l.ListTimeout <= 0 {
+		l.ListTimeout = DefaultListTimeout
+	}
 	return l
 }

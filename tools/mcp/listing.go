@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -80,8 +80,9 @@ func (s *server) keep(t *sdk.Tool) listedTool {
 		schema = []byte(`{"type":"object"}`)
 	}
 	limit := s.ts.opts.Limits.MaxToolBytes
-	if size := len(schema) + len(t.Description) + len(t.Title); size > limit {
-		lt.err = fmt.Errorf("mcp: the definition of %q has %d bytes, more than the %d allowed (Limits.MaxToolBytes)", t.Name, size, limit)
+	if size := len(t.Name) + len(schema) + len(t.Description) + len(t.Title); size > limit {
+		lt.name = shortName(t.Name) // it names the tool in Refused and the log
+		lt.err = fmt.Errorf("mcp: the definition of %q has %d bytes, more than the %d allowed (Limits.MaxToolBytes)", lt.name, size, limit)
 		return lt
 	}
 	lt.title, lt.description, lt.schema = t.Title, t.Description, schema
@@ -108,7 +109,7 @@ func (s *server) relist() {
 	go func() {
 		defer ts.relists.Done()
 		for {
-			ctx, cancel := context.WithTimeout(ts.ctx, time.Minute)
+			ctx, cancel := context.WithTimeout(ts.ctx, ts.opts.Limits.ListTimeout)
 			err := s.list(ctx)
 			cancel()
 			if err != nil {
@@ -141,4 +142,13 @@ func (s *server) tool(t listedTool, name string) (*tools.Tool, error) {
 		t.schema, func(ctx context.Context, args map[string]any) (tools.Result, error) {
 			return s.call(ctx, remote, args)
 		})
+}
+
+// shortName is a tool's name cut for messages: at most 64 bytes and
+// "...".
+func shortName(name string) string {
+	if len(name) <= maxName {
+		return name
+	}
+	return strings.ToValidUTF8(name[:maxName], "") + "..."
 }

@@ -38,13 +38,14 @@
 //
 //   - Limits.MaxPages (100) tools/list pages per listing, Limits.MaxTools
 //     (128) tools per server, Limits.MaxToolBytes (128 KiB) per tool's
-//     schema, description and title. Past one the Toolset keeps what came
+//     name, schema, description and title. Past one the Toolset keeps what came
 //     first in the server's order and says in Refused what it left out.
 //   - Limits.MaxMessageBytes (16 MiB) per message, over stdio and
 //     streamable HTTP alike (a Dial transport bounds its own). A larger
 //     result is read through without being kept, and the model reads
 //     TooLargeText: the call ran, its result was dropped. A larger page
 //     of tools ends the listing there.
+//   - Limits.ListTimeout (1 minute) to connect and list a server's tools.
 //   - Limits.MaxStderrBytes (64 KiB) of a stdio server's standard error.
 //
 // A stdio server that dies while connecting is reported with its exit
@@ -188,7 +189,10 @@ func Connect(ctx context.Context, opts Options, servers ...Server) (*Toolset, er
 		names[s.Name] = true
 		srv := &server{ts: ts, spec: s, stderr: newTail(opts.Limits.MaxStderrBytes)}
 		ts.servers = append(ts.servers, srv)
-		if err := srv.list(ctx); err != nil { // connects first
+		lctx, cancel := context.WithTimeout(ctx, opts.Limits.ListTimeout)
+		err := srv.list(lctx) // connects first
+		cancel()
+		if err != nil {
 			ts.Close()
 			return nil, err
 		}
