@@ -114,7 +114,7 @@ func TestListingBounds(t *testing.T) {
 // never held whole: the model reads that the call ran and its result
 // was dropped, and the connection serves the next call.
 func TestResultTooLarge(t *testing.T) {
-	const limit, size = 1 << 20, 24 << 20
+	const limit, size = 1 << 20, 12 << 20
 	jsonBody := newHostile(t, &hostile{
 		page: func(w io.Writer, _ string) { writeTools(w, "t", 0, 2, "") },
 		call: func(w io.Writer, name string) {
@@ -148,7 +148,21 @@ func TestResultTooLarge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 			ts := connect(t, Options{Limits: Limits{MaxMessageBytes: limit}}, tt.server)
+			defer func() { // nothing left: no goroutine, process or connection
+				ts.Close()
+				if cmd := ts.servers[0].cmd; cmd != nil && cmd.ProcessState == nil {
+					t.Errorf("the process %d still runs", cmd.Process.Pid)
+				}
+				for _, h := range []*hostile{jsonBody, stream} {
+					select {
+					case <-h.idle():
+					case <-time.After(10 * time.Second):
+						t.Errorf("%d connections open after Close", h.openConns())
+					}
+				}
+			}()
 			var err error
 			peak, base := heapwatch.Peak(time.Millisecond, func() {
 				_, err = callTool(ts, tt.big, tt.args)
