@@ -162,7 +162,7 @@ func (b *boundedReader) standIn(sc *idScanner) []byte {
 		b.warn("mcp: a line of an event stream past Limits.MaxMessageBytes was dropped", "server", b.server, "bytes", sc.size)
 		return nil
 	}
-	id, k := sc.kind()
+	id, k := sc.what()
 	switch k {
 	case answer:
 		data, _ := json.Marshal(map[string]any{"size": sc.size})
@@ -337,8 +337,8 @@ func (sc *idScanner) byte(c byte) {
 	}
 }
 
-// kind says what the message was, and its id when it is an answer.
-func (sc *idScanner) kind() (json.RawMessage, kind) {
+// what says what the message was, and its id when it is an answer.
+func (sc *idScanner) what() (json.RawMessage, kind) {
 	if sc.top != '{' || !sc.closed || sc.afterClose {
 		return nil, unknown
 	}

@@ -107,21 +107,27 @@ type Server struct {
 
 	// Command and Args start a stdio server, with Env (nil: this process's
 	// environment) in Dir. The Toolset starts it (again after it dies) and
-	// stops it on Close; its standard error is kept (Toolset.Stderr).
+	// stops it on Close (closing its standard input; SIGTERM, then SIGKILL,
+	// two seconds apart, if it stays); its standard error is kept
+	// (Toolset.Stderr), and ends the error when it dies at start-up.
 	Command string
 	Args    []string
 	Env     []string
 	Dir     string
 
 	// URL is a streamable HTTP server's endpoint; Header is added to every
-	// request (authorization, say); HTTPClient sends them (nil: one with
-	// timeouts to connect and for response headers).
+	// request (authorization, say); HTTPClient sends them (nil: the
+	// Toolset's own transport, with timeouts to connect and for response
+	// headers, whose idle connections Close closes). Either way every
+	// response is read within Limits.MaxMessageBytes per message.
 	URL        string
 	Header     http.Header
 	HTTPClient *http.Client
 
 	// Dial returns a fresh transport for each connection, for any other
-	// (an in-memory pair in tests: sdk.NewInMemoryTransports).
+	// (an in-memory pair in tests: sdk.NewInMemoryTransports). Such a
+	// transport hands over decoded messages, so it bounds their bytes
+	// itself.
 	Dial func(ctx context.Context) (sdk.Transport, error)
 }
 
