@@ -14,10 +14,11 @@ import (
 
 // Every message from a server passes a boundedReader before the SDK
 // decodes it, so no message past Limits.MaxMessageBytes is ever held. An
-// answer to a request (a call's result, a page of tools) that is too large
-// is read on without being kept, only its "id" noted, and the SDK gets a
-// small error response for that id in its place: the call that asked
-// learns exactly what happened, and the connection lives on. A
+// answer to a request that is too large is read on without being kept,
+// only its "id" noted, and the SDK gets a small answer for that id in its
+// place: for a call's result an error saying so, so the call learns
+// exactly what happened; for a page of tools the page reduced to the
+// bound (see idScanner). The connection lives on. A
 // notification or request from the server that is too large is dropped;
 // anything else too large ends the connection.
 
@@ -56,9 +57,10 @@ const (
 // boundedReader passes the messages of r through, replacing each one
 // past max bytes (see above).
 type boundedReader struct {
-	r      *bufio.Reader
-	framed framing
-	max    int
+	r       *bufio.Reader
+	framed  framing
+	max     int
+	maxTool int // a tool's definition within a page reduced to the bound
 	server string
 	warn   func(msg string, args ...any)
 
@@ -67,8 +69,8 @@ type boundedReader struct {
 	err error  // returned once out is empty
 }
 
-func newBoundedReader(r io.Reader, framed framing, max int, server string, warn func(string, ...any)) *boundedReader {
-	return &boundedReader{r: bufio.NewReaderSize(r, 64<<10), framed: framed, max: max, server: server, warn: warn}
+func newBoundedReader(r io.Reader, framed framing, lim Limits, server string, warn func(string, ...any)) *boundedReader {
+	return &boundedReader{r: bufio.NewReaderSize(r, 64<<10), framed: framed, max: lim.MaxMessageBytes, maxTool: 2 * lim.MaxToolBytes, server: server, warn: warn}
 }
 
 func (b *boundedReader) Read(p []byte) (int, error) {
@@ -135,7 +137,7 @@ func (b *boundedReader) fill() {
 // scanner starts to follow a message past the bound from its first
 // bytes, read and chunk.
 func (b *boundedReader) scanner(read, chunk []byte) *idScanner {
-	sc := &idScanner{}
+	sc := &idScanner{maxTool: b.maxTool, maxKept: max(b.max-8<<10, b.max/2)}
 	if b.framed == sse {
 		head := read
 		if len(head) < len("data: ") {
@@ -165,9 +167,12 @@ func (b *boundedReader) standIn(sc *idScanner) []byte {
 	id, k := sc.what()
 	switch k {
 	case answer:
-		data, _ := json.Marshal(map[string]any{"size": sc.size})
-		msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
-			"error": map[string]any{"code": codeTooLarge, "message": tooLargeMessage, "data": json.RawMessage(data)}})
+		msg, ok := sc.reducedPage(id)
+		if !ok {
+			data, _ := json.Marshal(map[string]any{"size": sc.size})
+			msg, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
+				"error": map[string]any{"code": codeTooLarge, "message": tooLargeMessage, "data": json.RawMessage(data)}})
+		}
 		switch b.framed {
 		case lines:
 			msg = append(msg, '\n')
@@ -197,156 +202,5 @@ func (s *server) boundedBodyOf(body io.ReadCloser, contentType string) io.ReadCl
 	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(contentType)), "text/event-stream") {
 		framed = sse
 	}
-	return boundedBody{newBoundedReader(body, framed, s.ts.opts.Limits.MaxMessageBytes, s.spec.Name, s.ts.opts.Logger.Warn), body}
-}
-
-// kind is what a message turned out to be.
-type kind int
-
-const (
-	unknown kind = iota
-	answer       // a response: an id and a result or an error
-	notice       // a notification or a request: a method
-)
-
-// idScanner follows a JSON-RPC message byte by byte without keeping it:
-// only its top-level "id" (when short), the names of its top-level keys
-// that matter, and its size.
-type idScanner struct {
-	skip       bool // not followed, only counted
-	size       int64
-	top        byte // the first byte that is not space
-	depth      int
-	inString   bool
-	escaped    bool
-	state      int    // at depth 1: expecting a key, in a key, after a key, in a value
-	key        []byte // the key being read, its first 16 bytes
-	capture    bool   // the value being read is the id's
-	id         []byte
-	idBad      bool
-	answers    bool // "result" or "error" was a key
-	method     bool // "method" was a key
-	closed     bool // the top-level value ended
-	afterClose bool // something other than space followed it
-}
-
-const (
-	expectKey = iota
-	inKey
-	afterKey
-	inValue
-)
-
-func (sc *idScanner) write(p []byte) {
-	sc.size += int64(len(p))
-	if sc.skip {
-		return
-	}
-	for i := 0; i < len(p); i++ {
-		if sc.inString && !sc.escaped && !(sc.depth == 1 && (sc.state == inKey || sc.capture)) {
-			// Nothing of this string is kept: skip to its end.
-			j := bytes.IndexAny(p[i:], `"\`)
-			if j < 0 {
-				return
-			}
-			i += j
-		}
-		sc.byte(p[i])
-	}
-}
-
-func (sc *idScanner) keep(c byte) {
-	if sc.depth != 1 {
-		return
-	}
-	switch {
-	case sc.state == inKey && len(sc.key) < 16:
-		sc.key = append(sc.key, c)
-	case sc.state == inValue && sc.capture:
-		if len(sc.id) >= 128 {
-			sc.idBad = true
-			return
-		}
-		sc.id = append(sc.id, c)
-	}
-}
-
-func (sc *idScanner) byte(c byte) {
-	if sc.inString {
-		switch {
-		case sc.escaped:
-			sc.escaped = false
-		case c == '\\':
-			sc.escaped = true
-		case c == '"':
-			sc.inString = false
-			if sc.depth == 1 && sc.state == inKey {
-				sc.state = afterKey
-				return
-			}
-		}
-		sc.keep(c)
-		return
-	}
-	if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
-		return
-	}
-	if sc.top == 0 {
-		sc.top = c
-	}
-	if sc.closed {
-		sc.afterClose = true
-		return
-	}
-	switch c {
-	case '"':
-		sc.inString = true
-		if sc.depth == 1 && sc.state == expectKey {
-			sc.state, sc.key = inKey, sc.key[:0]
-			return
-		}
-		sc.keep(c)
-	case '{', '[':
-		if sc.depth == 1 && sc.capture {
-			sc.idBad = true
-		}
-		sc.depth++
-	case '}', ']':
-		sc.depth--
-		if sc.depth == 0 {
-			sc.closed = true
-		}
-	case ':':
-		if sc.depth == 1 && sc.state == afterKey {
-			sc.state = inValue
-			switch string(sc.key) {
-			case "id":
-				sc.capture, sc.id, sc.idBad = true, sc.id[:0], false
-			case "result", "error":
-				sc.answers = true
-			case "method":
-				sc.method = true
-			}
-		}
-	case ',':
-		if sc.depth == 1 {
-			sc.state, sc.capture = expectKey, false
-		}
-	default:
-		sc.keep(c)
-	}
-}
-
-// what says what the message was, and its id when it is an answer.
-func (sc *idScanner) what() (json.RawMessage, kind) {
-	if sc.top != '{' || !sc.closed || sc.afterClose {
-		return nil, unknown
-	}
-	if sc.method {
-		return nil, notice
-	}
-	if sc.answers && !sc.idBad && len(sc.id) > 0 && json.Valid(sc.id) && (sc.id[0] == '"' || sc.id[0] == '-' || sc.id[0] >= '0' && sc.id[0] <= '9') {
-		return json.RawMessage(sc.id), answer
-	}
-	return nil, unknown
+	return boundedBody{newBoundedReader(body, framed, s.ts.opts.Limits, s.spec.Name, s.ts.opts.Logger.Warn), body}
 }

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"cmp"
+	"encoding/json"
 	"io"
 	"strconv"
 	"strings"
@@ -20,24 +22,29 @@ func TestBoundedReader(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 		err            bool
+		max            int // 100 when 0
 	}{
-		{"small lines pass", "{\"id\":1}\n{\"id\":2}\n", "{\"id\":1}\n{\"id\":2}\n", false},
-		{"id last", `{"result":{"text":"` + pad + `"},"jsonrpc":"2.0","id":7}` + "\n", standIn("7"), false},
-		{"id first", `{"jsonrpc":"2.0","id":"a\"b","result":"` + pad + `"}` + "\n", standIn(`"a\"b"`), false},
-		{"nested id is not the id", `{"result":{"id":99,"t":"` + pad + `"},"id":3}` + "\n", standIn("3"), false},
-		{"id spelled in a string", `{"result":"\"id\":5 ` + pad + `","id":4}` + "\n", standIn("4"), false},
-		{"an error answer", `{"id":-2,"error":{"message":"` + pad + `"}}` + "\n", standIn("-2"), false},
-		{"notification dropped", `{"method":"notifications/message","params":{"data":"` + pad + `"}}` + "\n{\"id\":1}\n", "{\"id\":1}\n", false},
-		{"request dropped", `{"id":5,"method":"sampling/createMessage","params":"` + pad + `"}` + "\n", "", false},
-		{"no id", `{"result":"` + pad + `"}` + "\n", "", true},
-		{"object id", `{"id":{"a":1},"result":"` + pad + `"}` + "\n", "", true},
-		{"batch", `[{"id":1,"result":"` + pad + `"}]` + "\n", "", true},
-		{"not json", pad + "\n", "", true},
-		{"two values", `{"id":1,"result":"` + pad + `"} {"id":2}` + "\n", "", true},
+		{"small lines pass", "{\"id\":1}\n{\"id\":2}\n", "{\"id\":1}\n{\"id\":2}\n", false, 0},
+		{"id last", `{"result":{"text":"` + pad + `"},"jsonrpc":"2.0","id":7}` + "\n", standIn("7"), false, 0},
+		{"id first", `{"jsonrpc":"2.0","id":"a\"b","result":"` + pad + `"}` + "\n", standIn(`"a\"b"`), false, 0},
+		{"nested id is not the id", `{"result":{"id":99,"t":"` + pad + `"},"id":3}` + "\n", standIn("3"), false, 0},
+		{"id spelled in a string", `{"result":"\"id\":5 ` + pad + `","id":4}` + "\n", standIn("4"), false, 0},
+		{"an error answer", `{"id":-2,"error":{"message":"` + pad + `"}}` + "\n", standIn("-2"), false, 0},
+		{"notification dropped", `{"method":"notifications/message","params":{"data":"` + pad + `"}}` + "\n{\"id\":1}\n", "{\"id\":1}\n", false, 0},
+		{"request dropped", `{"id":5,"method":"sampling/createMessage","params":"` + pad + `"}` + "\n", "", false, 0},
+		{"no id", `{"result":"` + pad + `"}` + "\n", "", true, 0},
+		{"object id", `{"id":{"a":1},"result":"` + pad + `"}` + "\n", "", true, 0},
+		{"batch", `[{"id":1,"result":"` + pad + `"}]` + "\n", "", true, 0},
+		{"not json", pad + "\n", "", true, 0},
+		{"a page reduced", `{"id":9,"result":{"nextCursor":"c2","tools":[{"name":"a"},{"name":"big","d":"` + pad + `"},{"name":"b"}]}}` + "\n",
+			`{"jsonrpc":"2.0","id":9,"result":{"tools":[{"name":"a"},{"name":"big","inputSchema":{"type":"object"},"_meta":{"agentloop/tooLarge":221}},{"name":"b"}],"nextCursor":"c2"}}` + "\n", false, 250},
+		{"a page cut", `{"id":9,"result":{"tools":[{"name":"a"},{"name":"b"},{"name":"c"},{"name":"d"},{"name":"` + pad + `"}]}}` + "\n",
+			`{"jsonrpc":"2.0","id":9,"result":{"tools":[{"name":"a"},{"name":"b"},{"name":"c"}],"_meta":{"agentloop/cut":{"dropped":2,"size":SIZE}}}}` + "\n", false, 0},
+		{"two values", `{"id":1,"result":"` + pad + `"} {"id":2}` + "\n", "", true, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newBoundedReader(strings.NewReader(tt.in), lines, 100, "s", func(string, ...any) {})
+			r := newBoundedReader(strings.NewReader(tt.in), lines, Limits{MaxMessageBytes: cmp.Or(tt.max, 100), MaxToolBytes: 20}, "s", func(string, ...any) {})
 			got, err := io.ReadAll(r)
 			tt.want = strings.Replace(tt.want, "SIZE", strconv.Itoa(len(tt.in)), 1)
 			if string(got) != tt.want || (err != nil) != tt.err {
@@ -56,7 +63,7 @@ func FuzzBoundedReader(f *testing.F) {
 	f.Add(`[1,2,{"id":"\\"}]`, 4)
 	f.Fuzz(func(t *testing.T, in string, max int) {
 		max = 1 + max&0xff
-		got, _ := io.ReadAll(newBoundedReader(strings.NewReader(in), lines, max, "s", func(string, ...any) {}))
+		got, _ := io.ReadAll(newBoundedReader(strings.NewReader(in), lines, Limits{MaxMessageBytes: max, MaxToolBytes: max}, "s", func(string, ...any) {}))
 		long := false
 		for line := range strings.Lines(in) {
 			long = long || len(line) > max
@@ -64,9 +71,19 @@ func FuzzBoundedReader(f *testing.F) {
 		if !long && string(got) != in {
 			t.Fatalf("%q became %q", in, got)
 		}
+		passed := map[string]bool{}
+		for line := range strings.Lines(in) {
+			passed[line] = true
+		}
 		for line := range strings.Lines(string(got)) {
-			if len(line) > max && len(line) > 300 {
-				t.Fatalf("a line of %d bytes passed a bound of %d", len(line), max)
+			if passed[line] {
+				continue
+			}
+			if !json.Valid([]byte(line)) { // a stand-in
+				t.Fatalf("a stand-in that is not JSON: %q", line)
+			}
+			if len(line) > max+max/2+300 {
+				t.Fatalf("a stand-in of %d bytes for a bound of %d", len(line), max)
 			}
 		}
 	})

@@ -71,15 +71,35 @@ func TestListingBounds(t *testing.T) {
 			refused: map[string]string{"h/" + strings.Repeat("n", 64) + "...": `mcp: the definition of "` + strings.Repeat("n", 64) + `..." has 204817 bytes, more than the 131072 allowed (Limits.MaxToolBytes)`},
 		},
 		{
-			name: "a page too large", limits: Limits{MaxMessageBytes: 1 << 20}, page: func(w io.Writer, cursor string) {
+			name: "a page too large for one tool", limits: Limits{MaxMessageBytes: 1 << 20}, page: func(w io.Writer, cursor string) {
 				if cursor == "" {
 					writeTools(w, "t", 0, 3, "next")
 					return
 				}
 				writeBigSchema(w, 2<<20)
 			},
+			tools: []string{"t0", "t1", "t2", "small"}, count: 4, lists: 2,
+			refused: map[string]string{"h/big": `mcp: the definition of "big" has 2097215 bytes, more than the 131072 allowed (Limits.MaxToolBytes)`},
+		},
+		{
+			name: "a page too large for its tools", limits: Limits{MaxMessageBytes: 64 << 10, MaxTools: 5000}, page: func(w io.Writer, cursor string) {
+				writeTools(w, "t", 0, 2000, "next")
+			},
+			tools: []string{"t0", "t1", "t2"}, count: 675, lists: 1,
+			refused: map[string]string{"h/*": `mcp: server "h" sent page 1 of its tools in 170955 bytes, more than the 65536 allowed (Limits.MaxMessageBytes); the 1325 tools after the first 675 of the page are left out, and the pages after it`},
+		},
+		{
+			name: "an answer too large that is no page", limits: Limits{MaxMessageBytes: 64 << 10}, page: func(w io.Writer, cursor string) {
+				if cursor == "" {
+					writeTools(w, "t", 0, 3, "next")
+					return
+				}
+				io.WriteString(w, `{"other":"`)
+				writeRepeat(w, 'o', 100<<10)
+				io.WriteString(w, `"}`)
+			},
 			tools: []string{"t0", "t1", "t2"}, count: 3, lists: 2,
-			refused: map[string]string{"h/*": `mcp: server "h" sent page 2 of its tools in 2097310 bytes, more than the 1048576 allowed (Limits.MaxMessageBytes); the tools of the pages before it are kept`},
+			refused: map[string]string{"h/*": `mcp: server "h" sent page 2 of its tools in 102446 bytes, more than the 65536 allowed (Limits.MaxMessageBytes); the tools of the pages before it are kept`},
 		},
 	}
 	for _, tt := range tests {

@@ -56,6 +56,9 @@ func (s *server) list(ctx context.Context) error {
 			}
 			listed = append(listed, s.keep(t))
 		}
+		if size, dropped, ok := pageCut(res.Meta); ok && cut == nil {
+			cut = fmt.Errorf("mcp: server %q sent page %d of its tools in %d bytes, more than the %d allowed (Limits.MaxMessageBytes); the %d tools after the first %d of the page are left out, and the pages after it", s.spec.Name, page, size, lim.MaxMessageBytes, dropped, len(res.Tools))
+		}
 		if cut != nil || res.NextCursor == "" {
 			break
 		}
@@ -75,11 +78,16 @@ func (s *server) keep(t *sdk.Tool) listedTool {
 		lt.err = errors.New("mcp: the server listed a tool without a name")
 		return lt
 	}
+	limit := s.ts.opts.Limits.MaxToolBytes
+	if size, ok := t.Meta[metaTooLarge].(float64); ok { // a stub (see idScanner)
+		lt.name = shortName(t.Name)
+		lt.err = fmt.Errorf("mcp: the definition of %q has %d bytes, more than the %d allowed (Limits.MaxToolBytes)", lt.name, int64(size), limit)
+		return lt
+	}
 	schema, err := json.Marshal(t.InputSchema)
 	if err != nil || t.InputSchema == nil || string(schema) == "null" {
 		schema = []byte(`{"type":"object"}`)
 	}
-	limit := s.ts.opts.Limits.MaxToolBytes
 	if size := len(t.Name) + len(schema) + len(t.Description) + len(t.Title); size > limit {
 		lt.name = shortName(t.Name) // it names the tool in Refused and the log
 		lt.err = fmt.Errorf("mcp: the definition of %q has %d bytes, more than the %d allowed (Limits.MaxToolBytes)", lt.name, size, limit)
@@ -151,4 +159,16 @@ func shortName(name string) string {
 		return name
 	}
 	return strings.ToValidUTF8(name[:maxName], "") + "..."
+}
+
+// pageCut reports the mark of a page reduced to Limits.MaxMessageBytes
+// (see idScanner): its size, and the tools left out of it.
+func pageCut(meta sdk.Meta) (size int64, dropped int, ok bool) {
+	m, ok := meta[metaCut].(map[string]any)
+	if !ok {
+		return 0, 0, false
+	}
+	s, _ := m["size"].(float64)
+	d, _ := m["dropped"].(float64)
+	return int64(s), int(d), true
 }

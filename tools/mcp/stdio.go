@@ -77,7 +77,7 @@ func (t *stdio) Connect(ctx context.Context) (sdk.Connection, error) {
 	}()
 	lim := ts.opts.Limits.MaxMessageBytes
 	return (&sdk.IOTransport{
-		Reader: io.NopCloser(newBoundedReader(outR, lines, lim, t.s.spec.Name, ts.opts.Logger.Warn)),
+		Reader: io.NopCloser(newBoundedReader(outR, lines, ts.opts.Limits, t.s.spec.Name, ts.opts.Logger.Warn)),
 		Writer: stdin{t},
 		// Every line is within lim by then; the SDK's own bound (which
 		// may count bytes read ahead) only has to stay out of the way.
