@@ -61,8 +61,8 @@ type boundedReader struct {
 	framed  framing
 	max     int
 	maxTool int // a tool's definition within a page reduced to the bound
-	server string
-	warn   func(msg string, args ...any)
+	server  string
+	warn    func(msg string, args ...any)
 
 	buf []byte // the message being read
 	out []byte // what Read returns next
