@@ -44,7 +44,9 @@
 //     streamable HTTP alike (a Dial transport bounds its own). A larger
 //     result is read through without being kept, and the model reads
 //     TooLargeText: the call ran, its result was dropped. A larger page
-//     of tools ends the listing there.
+//     of tools is read the same way and reduced to the bound: its tools
+//     in order while they fit (a tool past MaxToolBytes as its name only,
+//     refused), the rest, and the pages after, left out.
 //   - Limits.ListTimeout (1 minute) to connect and list a server's tools.
 //   - Limits.MaxStderrBytes (64 KiB) of a stdio server's standard error.
 //
