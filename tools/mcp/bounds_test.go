@@ -338,8 +338,9 @@ func TestHTTPReconnectsShareConnections(t *testing.T) {
 	}
 }
 
-// TestStartupDeath: a stdio server that dies before it answers says why:
-// its exit status and the end of its standard error are in the error.
+// TestStartupDeath: a stdio server that dies before it answers, or
+// before it lists its tools, says why: its exit status and the end of
+// its standard error are in the error.
 func TestStartupDeath(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	_, err := Connect(context.Background(), Options{Logger: slog.New(slog.DiscardHandler)}, selfServer(t, "die"))
@@ -349,6 +350,12 @@ func TestStartupDeath(t *testing.T) {
 	for _, want := range []string{`mcp: server "die": connecting: `, "the process ended (exit status 3)", `its standard error ends: "starting up\nfatal: no configuration at /etc/demo.conf"`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%q is not in %q", want, err)
+		}
+	}
+	_, err = Connect(context.Background(), Options{Logger: slog.New(slog.DiscardHandler)}, selfServer(t, "dielist"))
+	for _, want := range []string{`mcp: server "dielist": listing tools: `, "the process ended (exit status 4)", `its standard error ends: "fatal: lost the database"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q is not in %v", want, err)
 		}
 	}
 	if strings.Contains(err.Error(), "mcp: mcp:") {
@@ -377,5 +384,14 @@ func TestListTimeout(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("Connect waited past its ListTimeout")
+	}
+}
+
+// TestCommandMissing: a command that cannot start says so, and only so.
+func TestCommandMissing(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	_, err := Connect(context.Background(), Options{Logger: slog.New(slog.DiscardHandler)}, Server{Name: "x", Command: "/nonexistent/mcp-server"})
+	if err == nil || !strings.HasPrefix(err.Error(), `mcp: server "x": connecting: `) || !strings.Contains(err.Error(), "no such file") || strings.Contains(err.Error(), "process") {
+		t.Fatalf("err %v", err)
 	}
 }

@@ -48,7 +48,8 @@ func handDial(handle func(send func(string), method string, id json.RawMessage))
 // TestMain also plays stdio servers, when the tests start this binary
 // as one (MCP_TEST_SERVER): "big" answers tool "big" with a text of
 // the size asked and "small" with "ok"; "die" says why on its standard
-// error and exits with status 3 before a word of MCP.
+// error and exits with status 3 before a word of MCP; "dielist" does so
+// (status 4) when asked for its tools.
 func TestMain(m *testing.M) {
 	switch os.Getenv("MCP_TEST_SERVER") {
 	case "":
@@ -57,6 +58,27 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "starting up")
 		fmt.Fprintln(os.Stderr, "fatal: no configuration at /etc/demo.conf")
 		os.Exit(3)
+	case "dielist": // answers initialize, dies when asked for its tools
+		in := bufio.NewScanner(os.Stdin)
+		for in.Scan() {
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			_ = json.Unmarshal(in.Bytes(), &m)
+			switch m.Method {
+			case "initialize":
+				fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"d","version":"1"}}}`+"\n", m.ID)
+			case "tools/list":
+				fmt.Fprintln(os.Stderr, "fatal: lost the database")
+				os.Exit(4)
+			default:
+				if m.ID != nil {
+					fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", m.ID)
+				}
+			}
+		}
+		os.Exit(0)
 	case "big":
 		s := sdk.NewServer(&sdk.Implementation{Name: "big", Version: "1"}, nil)
 		s.AddTool(&sdk.Tool{Name: "big", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)},

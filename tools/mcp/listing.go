@@ -44,7 +44,7 @@ func (s *server) list(ctx context.Context) error {
 				cut = fmt.Errorf("mcp: server %q sent page %d of its tools in %d bytes, more than the %d allowed (Limits.MaxMessageBytes); the tools of the pages before it are kept", s.spec.Name, page, size, lim.MaxMessageBytes)
 				break
 			}
-			return fmt.Errorf("mcp: server %q: listing tools: %w", s.spec.Name, err)
+			return fmt.Errorf("mcp: server %q: listing tools: %w%s", s.spec.Name, err, s.ended())
 		}
 		for _, t := range res.Tools {
 			if t == nil {

@@ -30,6 +30,7 @@ type server struct {
 	tools   []listedTool       // the latest listing, in the server's order
 	cut     error              // what a bound left out of it, if anything
 	cmd     *exec.Cmd          // the stdio server's latest process
+	proc    *stdio             // and its transport
 	// connected reports a first connection was made (guarded by dialing).
 	connected bool
 

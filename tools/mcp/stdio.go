@@ -39,10 +39,23 @@ func (s *server) commandTransport() *stdio {
 	cmd := exec.Command(s.spec.Command, s.spec.Args...)
 	cmd.Env, cmd.Dir, cmd.Stderr = s.spec.Env, s.spec.Dir, s.stderr
 	cmd.WaitDelay = stderrAfter
+	t := &stdio{s: s, cmd: cmd, exited: make(chan struct{})}
 	s.mu.Lock()
-	s.cmd = cmd
+	s.cmd, s.proc = cmd, t
 	s.mu.Unlock()
-	return &stdio{s: s, cmd: cmd, exited: make(chan struct{})}
+	return t
+}
+
+// ended says how the server's latest process ended, when it is a stdio
+// server whose process ended (see stdio.ended).
+func (s *server) ended() string {
+	s.mu.Lock()
+	t := s.proc
+	s.mu.Unlock()
+	if t == nil {
+		return ""
+	}
+	return t.ended(stderrAfter)
 }
 
 // Connect starts the process; it implements sdk.Transport.
@@ -115,6 +128,9 @@ func (t *stdio) ended(wait time.Duration) string {
 	select {
 	case <-t.exited:
 	case <-timer.C:
+		return ""
+	}
+	if t.cmd.ProcessState == nil { // it never started
 		return ""
 	}
 	note := "; the process ended (" + t.cmd.ProcessState.String() + ")"
