@@ -92,3 +92,23 @@ func BenchmarkHostileHugeResult(b *testing.B) {
 		b.Log(text)
 	}
 }
+
+// BenchmarkHostileOnePage: 100,000 tools in one page (within the message
+// bound): what the SDK's decoding of the page costs.
+func BenchmarkHostileOnePage(b *testing.B) {
+	h := newHostile(b, &hostile{page: func(w io.Writer, _ string) { writeTools(w, "t", 0, 100_000, "") }})
+	for b.Loop() {
+		var n int
+		peak, base := heapwatch.Peak(5*time.Millisecond, func() {
+			ts, err := Connect(context.Background(), Options{Logger: slog.New(slog.DiscardHandler)}, Server{Name: "h", URL: h.url()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			set, _ := ts.Tools()
+			n = len(set)
+			ts.Close()
+		})
+		b.ReportMetric(float64(peak-min(base, peak))/(1<<20), "peak-MB")
+		b.ReportMetric(float64(n), "tools")
+	}
+}

@@ -57,12 +57,13 @@ const (
 // boundedReader passes the messages of r through, replacing each one
 // past max bytes (see above).
 type boundedReader struct {
-	r       *bufio.Reader
-	framed  framing
-	max     int
-	maxTool int // a tool's definition within a page reduced to the bound
-	server  string
-	warn    func(msg string, args ...any)
+	r        *bufio.Reader
+	framed   framing
+	max      int
+	maxTool  int // a tool's definition within a page reduced to the bound
+	maxTools int // the tools a page keeps (Limits.MaxTools, and one to tell there were more)
+	server   string
+	warn     func(msg string, args ...any)
 
 	buf []byte // the message being read
 	out []byte // what Read returns next
@@ -70,7 +71,7 @@ type boundedReader struct {
 }
 
 func newBoundedReader(r io.Reader, framed framing, lim Limits, server string, warn func(string, ...any)) *boundedReader {
-	return &boundedReader{r: bufio.NewReaderSize(r, 64<<10), framed: framed, max: lim.MaxMessageBytes, maxTool: 2 * lim.MaxToolBytes, server: server, warn: warn}
+	return &boundedReader{r: bufio.NewReaderSize(r, 64<<10), framed: framed, max: lim.MaxMessageBytes, maxTool: 2 * lim.MaxToolBytes, maxTools: lim.MaxTools + 1, server: server, warn: warn}
 }
 
 func (b *boundedReader) Read(p []byte) (int, error) {
@@ -126,6 +127,8 @@ func (b *boundedReader) fill() {
 		b.out = b.buf
 		if sc != nil {
 			b.out = b.standIn(sc)
+		} else if len(b.buf) > scanFrom {
+			b.out = b.reduce(b.buf)
 		}
 		if err != nil && b.err == nil {
 			b.err = err
@@ -137,7 +140,7 @@ func (b *boundedReader) fill() {
 // scanner starts to follow a message past the bound from its first
 // bytes, read and chunk.
 func (b *boundedReader) scanner(read, chunk []byte) *idScanner {
-	sc := &idScanner{maxTool: b.maxTool, maxKept: max(b.max-8<<10, b.max/2)}
+	sc := &idScanner{maxTool: b.maxTool, maxTools: b.maxTools, maxKept: max(b.max-8<<10, b.max/2)}
 	if b.framed == sse {
 		head := read
 		if len(head) < len("data: ") {
@@ -154,6 +157,40 @@ func (b *boundedReader) scanner(read, chunk []byte) *idScanner {
 	sc.write(read)
 	sc.write(chunk)
 	return sc
+}
+
+// scanFrom is the size from which a message within the bound is read
+// for a page of tools to reduce: a smaller one costs the SDK little.
+const scanFrom = 64 << 10
+
+// reduce returns msg, or when it is a page of tools with more than
+// Limits.MaxTools tools or a tool too large, the page reduced (see
+// idScanner): decoding a hundred thousand tools, or a tool's schema of
+// megabytes, costs the SDK far more memory than their bytes.
+func (b *boundedReader) reduce(msg []byte) []byte {
+	payload, prefix := msg, []byte(nil)
+	if b.framed == sse {
+		rest, ok := bytes.CutPrefix(msg, []byte("data:"))
+		if !ok {
+			return msg
+		}
+		payload, prefix = bytes.TrimPrefix(rest, []byte(" ")), []byte("data: ")
+	}
+	sc := &idScanner{maxTool: b.maxTool, maxTools: b.maxTools, maxKept: b.max}
+	sc.write(payload)
+	id, k := sc.what()
+	if k != answer || (sc.dropped == 0 && sc.stubs == 0) {
+		return msg
+	}
+	page, ok := sc.reducedPage(id)
+	if !ok {
+		return msg
+	}
+	out := append(prefix, page...)
+	if b.framed != whole {
+		out = append(out, '\n')
+	}
+	return out
 }
 
 // standIn returns what replaces a message past the bound: an error

@@ -44,7 +44,7 @@ func TestBoundedReader(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newBoundedReader(strings.NewReader(tt.in), lines, Limits{MaxMessageBytes: cmp.Or(tt.max, 100), MaxToolBytes: 20}, "s", func(string, ...any) {})
+			r := newBoundedReader(strings.NewReader(tt.in), lines, Limits{MaxMessageBytes: cmp.Or(tt.max, 100), MaxToolBytes: 20, MaxTools: 10}, "s", func(string, ...any) {})
 			got, err := io.ReadAll(r)
 			tt.want = strings.Replace(tt.want, "SIZE", strconv.Itoa(len(tt.in)), 1)
 			if string(got) != tt.want || (err != nil) != tt.err {
@@ -63,7 +63,7 @@ func FuzzBoundedReader(f *testing.F) {
 	f.Add(`[1,2,{"id":"\\"}]`, 4)
 	f.Fuzz(func(t *testing.T, in string, max int) {
 		max = 1 + max&0xff
-		got, _ := io.ReadAll(newBoundedReader(strings.NewReader(in), lines, Limits{MaxMessageBytes: max, MaxToolBytes: max}, "s", func(string, ...any) {}))
+		got, _ := io.ReadAll(newBoundedReader(strings.NewReader(in), lines, Limits{MaxMessageBytes: max, MaxToolBytes: max, MaxTools: 1 + max%7}, "s", func(string, ...any) {}))
 		long := false
 		for line := range strings.Lines(in) {
 			long = long || len(line) > max

@@ -59,9 +59,14 @@ func TestListingBounds(t *testing.T) {
 			refused: map[string]string{"h/*": `mcp: server "h" lists more than 128 tools (Limits.MaxTools); the first 128 are kept`},
 		},
 		{
+			name: "tens of thousands in one page", page: func(w io.Writer, _ string) { writeTools(w, "t", 0, 20_000, "") },
+			tools: []string{"t0", "t1"}, count: DefaultMaxTools, lists: 1,
+			refused: map[string]string{"h/*": `mcp: server "h" lists more than 128 tools (Limits.MaxTools); the first 128 are kept`},
+		},
+		{
 			name: "a tool too large", limits: Limits{MaxToolBytes: 64 << 10}, page: func(w io.Writer, _ string) { writeBigSchema(w, 1<<20) },
 			tools: []string{"small"}, count: 1, lists: 1,
-			refused: map[string]string{"h/big": `mcp: the definition of "big" has 1048613 bytes, more than the 65536 allowed (Limits.MaxToolBytes)`},
+			refused: map[string]string{"h/big": `mcp: the definition of "big" has 1048639 bytes, more than the 65536 allowed (Limits.MaxToolBytes)`},
 		},
 		{
 			name: "a name too large", page: func(w io.Writer, _ string) {

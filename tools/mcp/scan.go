@@ -69,6 +69,9 @@ type idScanner struct {
 	cursor, elemName []byte
 
 	maxTool, maxKept int
+	maxTools         int    // tools kept at most (0: no bound but maxKept)
+	stubs            int    // tools kept as stubs
+	count            int    // tools kept
 	page             bool   // result.tools was an array
 	kept             []byte // the tools kept (and stubs), comma-separated
 	full             bool   // the tools kept reached maxKept
@@ -300,10 +303,14 @@ func (sc *idScanner) endElem(size int64) {
 		item = append(append(append([]byte(`{"name":`), name...), `,"inputSchema":{"type":"object"},"_meta":`...), meta...)
 		item = append(item, '}')
 	}
-	if sc.full || len(sc.kept)+len(item)+1 > sc.maxKept {
+	if sc.full || len(sc.kept)+len(item)+1 > sc.maxKept || sc.maxTools > 0 && sc.count == sc.maxTools {
 		sc.full = true
 		sc.dropped++
 		return
+	}
+	sc.count++
+	if sc.elemBig {
+		sc.stubs++
 	}
 	if len(sc.kept) > 0 {
 		sc.kept = append(sc.kept, ',')
