@@ -110,6 +110,9 @@ func (b *boundedReader) next() ([]byte, bool, error) {
 // fill reads the next message into out, or the stand-in for it.
 func (b *boundedReader) fill() {
 	b.buf = b.buf[:0]
+	if cap(b.buf) > 1<<20 { // a large message held once is not kept held
+		b.buf = nil
+	}
 	var sc *idScanner
 	for {
 		chunk, end, err := b.next()
