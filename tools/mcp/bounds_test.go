@@ -400,3 +400,20 @@ func TestCommandMissing(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// TestListingHeap: a page of 20,000 tools (1.7 MB) costs a few MB, not
+// the SDK's decoding of every tool (BenchmarkHostileOnePage has the
+// full-size figures).
+func TestListingHeap(t *testing.T) {
+	h := newHostile(t, &hostile{page: func(w io.Writer, _ string) { writeTools(w, "t", 0, 20_000, "") }})
+	var ts *Toolset
+	peak, base := heapwatch.Peak(time.Millisecond, func() {
+		ts = connect(t, Options{}, Server{Name: "h", URL: h.url()})
+	})
+	if grew := int64(peak) - int64(base); grew > 24<<20 {
+		t.Fatalf("the heap grew by %d bytes for a page of 1.7 MB", grew)
+	}
+	if set, _ := ts.Tools(); len(set) != DefaultMaxTools {
+		t.Fatalf("%d tools", len(set))
+	}
+}
