@@ -349,5 +349,8 @@ func (sc *idScanner) reducedPage(id json.RawMessage) ([]byte, bool) {
 		meta, _ := json.Marshal(map[string]any{metaCut: map[string]any{"size": sc.size, "dropped": sc.dropped}})
 		out = append(append(out, `,"_meta":`...), meta...)
 	}
-	return append(out, `}}`...), true
+	out = append(out, `}}`...)
+	// The tools kept are the server's bytes: when they are not JSON, the
+	// page is no page.
+	return out, json.Valid(out)
 }
