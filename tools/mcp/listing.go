@@ -121,7 +121,9 @@ func (s *server) relist() {
 			err := s.list(ctx)
 			cancel()
 			if err != nil {
-				ts.opts.Logger.Warn("mcp: listing tools again failed", "server", s.spec.Name, "err", err)
+				if ts.ctx.Err() == nil { // not closing
+					ts.opts.Logger.Warn("mcp: listing tools again failed", "server", s.spec.Name, "err", err)
+				}
 			} else {
 				ts.rebuild()
 			}
