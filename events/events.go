@@ -133,10 +133,16 @@ const (
 // ToolsChanged says the run's tool set changed between two turns: a tool
 // source (an MCP server, say) added or removed tools. Tools lists the
 // names the next model call offers; Added and Removed the change.
+//
+// Hidden names the tools of a source left out because a tool before it
+// (the conversation's, or an earlier source's) has the same name. The
+// event comes before the run's first model call too when a source's tool
+// is hidden then, and whenever the hidden names change.
 type ToolsChanged struct {
 	Tools   []string
 	Added   []string
 	Removed []string
+	Hidden  []string
 }
 
 // Type reports the event's JSON type name.

@@ -27,6 +27,7 @@ type wire struct {
 	Tools                 []string                      `json:"tools,omitempty"`
 	Added                 []string                      `json:"added,omitempty"`
 	Removed               []string                      `json:"removed,omitempty"`
+	Hidden                []string                      `json:"hidden,omitzero"` // [] says none is hidden any more
 	Compacted             *compactedJSON                `json:"compacted,omitempty"`
 }
 
@@ -80,7 +81,7 @@ func marshal(e Event, v int) ([]byte, error) {
 	case ToolExecutionEnd:
 		w.ToolCallID, w.ToolName, w.Result, w.IsError, w.Outcome = e.ToolCallID, e.ToolName, &e.Result, &e.IsError, e.Outcome
 	case ToolsChanged:
-		w.Tools, w.Added, w.Removed = nonNilNames(e.Tools), e.Added, e.Removed
+		w.Tools, w.Added, w.Removed, w.Hidden = nonNilNames(e.Tools), e.Added, e.Removed, e.Hidden
 	case Compacted:
 		w.Compacted = &compactedJSON{e.Strategy, e.Before, e.After, e.Dropped, e.Shortened, e.Summarized, e.Note}
 	}
@@ -231,7 +232,7 @@ func Unmarshal(data []byte) (Event, error) {
 		}
 		return e, nil
 	case TypeToolsChanged:
-		return ToolsChanged{Tools: w.Tools, Added: w.Added, Removed: w.Removed}, nil
+		return ToolsChanged{Tools: w.Tools, Added: w.Added, Removed: w.Removed, Hidden: w.Hidden}, nil
 	case TypeCompacted:
 		if w.Compacted == nil {
 			return nil, fmt.Errorf("event compacted: missing compacted")

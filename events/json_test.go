@@ -35,6 +35,8 @@ func sampleEvents() []Event {
 		ToolExecutionEnd{ToolCallID: "c1", ToolName: "read", Result: result, IsError: true},
 		TurnEnd{Message: asst, ToolResults: []providers.ToolResultMessage{res}},
 		AgentEnd{Messages: []providers.Message{user, asst, res}},
+		ToolsChanged{Tools: []string{"read", "mine"}, Added: []string{"read"}, Removed: []string{"old"}, Hidden: []string{"mine"}},
+		ToolsChanged{Tools: []string{"read"}, Hidden: []string{}},
 	}
 }
 
@@ -215,5 +217,26 @@ func TestAssemblerRebuildsFromTheWire(t *testing.T) {
 	a.Add(MessageEnd{Message: *got})
 	if a.Message() != nil {
 		t.Fatal("a message after message_end")
+	}
+}
+
+// TestToolsChangedHiddenNone: an empty Hidden (none hidden any more)
+// survives the wire apart from an absent one.
+func TestToolsChangedHiddenNone(t *testing.T) {
+	for _, tc := range []struct {
+		e    ToolsChanged
+		wire string
+	}{
+		{ToolsChanged{Tools: []string{"a"}, Hidden: []string{}}, `{"type":"tools_changed","tools":["a"],"hidden":[]}`},
+		{ToolsChanged{Tools: []string{"a"}, Added: []string{"a"}}, `{"type":"tools_changed","tools":["a"],"added":["a"]}`},
+	} {
+		raw, err := Marshal(tc.e)
+		if err != nil || string(raw) != tc.wire {
+			t.Fatalf("%s %v, want %s", raw, err, tc.wire)
+		}
+		back, err := Unmarshal(raw)
+		if err != nil || (back.(ToolsChanged).Hidden == nil) != (tc.e.Hidden == nil) {
+			t.Fatalf("%#v %v", back, err)
+		}
 	}
 }

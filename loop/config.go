@@ -69,7 +69,8 @@ type Config struct {
 	// reads them before each model call, never in the middle of a batch,
 	// and publishes an events.ToolsChanged when the set changed since the
 	// run's last call. A source's tool named like a tool of the
-	// conversation (or of an earlier source) is left out.
+	// conversation (or of an earlier source) is left out, and named in
+	// that event's Hidden (before the first model call too).
 	ToolSources []tools.Source
 	// ToolTimeout bounds each tool body that has no Timeout of its own; 0
 	// means no limit. A body that outlives its timeout gets an error result

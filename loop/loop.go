@@ -146,6 +146,10 @@ type run struct {
 	specs  []providers.ToolSpec
 	// versions are the ToolSources' versions the tool set was built from.
 	versions []uint64
+	// hidden are the sources' tools left out for a name taken before
+	// them; hiddenNews says they changed since a tools_changed said so.
+	hidden     []string
+	hiddenNews bool
 	// The run's new messages are r.c.Messages[newFrom:], until
 	// PrepareNextTurn replaces the conversation; from then on they are
 	// kept apart, in detached.
@@ -191,32 +195,47 @@ func (r *run) setConversation(c Conversation) error {
 }
 
 // buildTools makes the run's tool set: the conversation's tools, then each
-// source's that is valid and not named like one before it.
+// source's that is valid and not named like one before it (those are
+// hidden, and a tools_changed event names them).
 func (r *run) buildTools() {
 	r.byName = make(map[string]*tools.Tool, len(r.c.Tools))
 	r.specs = make([]providers.ToolSpec, 0, len(r.c.Tools))
-	add := func(t *tools.Tool) {
-		if t.Err() != nil || r.byName[t.Name()] != nil {
-			return
+	add := func(t *tools.Tool) bool {
+		if t.Err() != nil {
+			return true
+		}
+		if r.byName[t.Name()] != nil {
+			return false
 		}
 		r.byName[t.Name()] = t
 		r.specs = append(r.specs, t.Spec())
+		return true
 	}
 	for _, t := range r.c.Tools {
 		add(t)
 	}
 	r.versions = r.versions[:0]
+	var hidden []string
 	for _, src := range r.cfg.ToolSources {
 		set, v := src.Tools()
 		r.versions = append(r.versions, v)
 		for _, t := range set {
-			add(t)
+			if !add(t) {
+				hidden = append(hidden, t.Name())
+			}
 		}
+	}
+	slices.Sort(hidden)
+	hidden = slices.Compact(hidden)
+	if !slices.Equal(hidden, r.hidden) {
+		r.hidden, r.hiddenNews = hidden, true
 	}
 }
 
 // refreshTools rebuilds the tool set when a source changed since the last
-// model call, and says so with a tools_changed event.
+// model call, and says so with a tools_changed event; the event also
+// comes when the sources' tools hidden by others' names changed (before
+// the first model call too).
 func (r *run) refreshTools() {
 	changed := false
 	for i, src := range r.cfg.ToolSources {
@@ -224,11 +243,13 @@ func (r *run) refreshTools() {
 			changed = true
 		}
 	}
-	if !changed {
+	if !changed && !r.hiddenNews {
 		return
 	}
 	before := r.byName
-	r.buildTools()
+	if changed {
+		r.buildTools()
+	}
 	e := events.ToolsChanged{Tools: make([]string, 0, len(r.specs))}
 	for _, s := range r.specs {
 		e.Tools = append(e.Tools, s.Name)
@@ -242,7 +263,12 @@ func (r *run) refreshTools() {
 		}
 	}
 	slices.Sort(e.Removed)
-	if len(e.Added) > 0 || len(e.Removed) > 0 {
+	news := r.hiddenNews
+	if news {
+		// Non-nil when empty: none is hidden any more.
+		e.Hidden, r.hiddenNews = append([]string{}, r.hidden...), false
+	}
+	if len(e.Added) > 0 || len(e.Removed) > 0 || news {
 		r.emit(e)
 	}
 }

@@ -108,3 +108,39 @@ func TestErrorResultCarriesContent(t *testing.T) {
 		t.Fatalf("result %+v", tr)
 	}
 }
+
+// TestToolSourcesHiddenNames: a source's tool named like a tool before it
+// is left out and said so (tools_changed's Hidden), before the first
+// model call and again when that changes; the user is not left guessing
+// why a server's tool is never offered.
+func TestToolSourcesHiddenNames(t *testing.T) {
+	src := &changing{}
+	src.replace(echoTool(t, "mine", nil), echoTool(t, "theirs", nil))
+	calls := 0
+	p := &faux.Provider{}
+	p.Default = func(context.Context, *providers.Request) (providers.AssistantMessage, error) {
+		calls++
+		if calls == 1 {
+			src.replace(echoTool(t, "theirs", nil))
+			return faux.Reply(faux.Call("a", "mine", map[string]any{"label": "x"})), nil
+		}
+		return faux.Reply(faux.Text("done")), nil
+	}
+	rec := &recorder{}
+	cfg := cfgFor(p)
+	cfg.ToolSources = []tools.Source{src}
+	if _, err := Run(context.Background(), []providers.Message{providers.NewUserText("go")}, Conversation{Tools: []*tools.Tool{echoTool(t, "mine", nil)}}, cfg, rec.sink); err != nil {
+		t.Fatal(err)
+	}
+	var changes []events.ToolsChanged
+	for _, e := range rec.all() {
+		if c, ok := e.(events.ToolsChanged); ok {
+			changes = append(changes, c)
+		}
+	}
+	if len(changes) != 2 ||
+		!slices.Equal(changes[0].Hidden, []string{"mine"}) || changes[0].Added != nil || !slices.Equal(changes[0].Tools, []string{"mine", "theirs"}) ||
+		changes[1].Hidden == nil || len(changes[1].Hidden) != 0 {
+		t.Fatalf("changes %+v", changes)
+	}
+}

@@ -74,7 +74,12 @@ func (p *Printer) Handle(_ context.Context, e events.Event) {
 			e.Strategy, e.Before, e.After, e.Dropped, e.Shortened, e.Summarized, noteOf(e.Note))
 	case events.ToolsChanged:
 		p.endText()
-		fmt.Fprintf(p.w, "  tools changed: +%v -%v\n", e.Added, e.Removed)
+		if len(e.Added)+len(e.Removed) > 0 {
+			fmt.Fprintf(p.w, "  tools changed: +%v -%v\n", e.Added, e.Removed)
+		}
+		if len(e.Hidden) > 0 {
+			fmt.Fprintf(p.w, "  tools hidden by others of the same name: %v\n", e.Hidden)
+		}
 	}
 }
 

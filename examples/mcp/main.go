@@ -41,7 +41,7 @@ func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	if _, err := run(ctx, os.Stdout, strings.Fields(*server), *name); err != nil {
-		fmt.Fprintln(os.Stderr, "mcp:", err)
+		fmt.Fprintln(os.Stderr, err) // it names its package already ("mcp: server ...")
 		os.Exit(1)
 	}
 }

@@ -26,7 +26,32 @@
 //
 // With more than one server, tool names are prefixed with the server's
 // name (files__read_file); names the providers would refuse are made
-// valid; calls go back under the server's own names.
+// valid, and names that collide get a suffix (_2, _3, …) in the server's
+// order; calls go back under the server's own names. A tool named like
+// one of the conversation's Go tools is hidden by it, and the loop names
+// it in events.ToolsChanged (Hidden).
+//
+// # Bounds
+//
+// Options.Limits bound what a server can make the Toolset hold; each has
+// a default, none is unlimited:
+//
+//   - Limits.MaxPages (100) tools/list pages per listing, Limits.MaxTools
+//     (128) tools per server, Limits.MaxToolBytes (128 KiB) per tool's
+//     name, schema, description and title. Past one the Toolset keeps what came
+//     first in the server's order and says in Refused what it left out.
+//   - Limits.MaxMessageBytes (16 MiB) per message, over stdio and
+//     streamable HTTP alike (a Dial transport bounds its own). A larger
+//     result is read through without being kept, and the model reads
+//     TooLargeText: the call ran, its result was dropped. A larger page
+//     of tools is read the same way and reduced to the bound: its tools
+//     in order while they fit (a tool past MaxToolBytes as its name only,
+//     refused), the rest, and the pages after, left out.
+//   - Limits.ListTimeout (1 minute) to connect and list a server's tools.
+//   - Limits.MaxStderrBytes (64 KiB) of a stdio server's standard error.
+//
+// A stdio server that dies while connecting is reported with its exit
+// status and the end of its standard error.
 //
 // # Results
 //
@@ -40,19 +65,21 @@
 // # Correct over time
 //
 //   - notifications/tools/list_changed makes the Toolset list the server's
-//     tools again; the loop takes the new set before its next model call,
-//     never in the middle of a batch, and publishes events.ToolsChanged.
+//     tools again (one listing at a time; any number of notifications
+//     meanwhile make one more); the loop takes the new set before its next
+//     model call, never in the middle of a batch, and publishes
+//     events.ToolsChanged.
 //   - A connection that drops is made again for the next call. A call that
 //     may have reached the server is never sent twice: if the connection
-//     drops while it runs, its result is an error the model can read ("the
-//     connection to SERVER was lost while the call was running; it may or
-//     may not have run").
+//     drops while it runs, its result is an error the model can read
+//     (LostText).
 //   - Cancelling the run, or a tool timeout (Options.ToolTimeout, or the
 //     loop's ToolTimeout), cancels calls in flight; the SDK sends
 //     notifications/cancelled.
 //   - Progress notifications become tool_execution_update events.
 //   - Close stops the stdio servers the Toolset started, leaving no process
-//     or goroutine.
+//     or goroutine, and closes the idle connections of the Toolset's HTTP
+//     transport (one per Toolset; a Server's own HTTPClient is left alone).
 package mcp
 
 import (
@@ -61,8 +88,8 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net"
 	"net/http"
-	"os/exec"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -82,21 +109,27 @@ type Server struct {
 
 	// Command and Args start a stdio server, with Env (nil: this process's
 	// environment) in Dir. The Toolset starts it (again after it dies) and
-	// stops it on Close; its standard error is kept (Toolset.Stderr).
+	// stops it on Close (closing its standard input; SIGTERM, then SIGKILL,
+	// two seconds apart, if it stays); its standard error is kept
+	// (Toolset.Stderr), and ends the error when it dies at start-up.
 	Command string
 	Args    []string
 	Env     []string
 	Dir     string
 
 	// URL is a streamable HTTP server's endpoint; Header is added to every
-	// request (authorization, say); HTTPClient sends them (nil: one with
-	// timeouts to connect and for response headers).
+	// request (authorization, say); HTTPClient sends them (nil: the
+	// Toolset's own transport, with timeouts to connect and for response
+	// headers, whose idle connections Close closes). Either way every
+	// response is read within Limits.MaxMessageBytes per message.
 	URL        string
 	Header     http.Header
 	HTTPClient *http.Client
 
 	// Dial returns a fresh transport for each connection, for any other
-	// (an in-memory pair in tests: sdk.NewInMemoryTransports).
+	// (an in-memory pair in tests: sdk.NewInMemoryTransports). Such a
+	// transport hands over decoded messages, so it bounds their bytes
+	// itself.
 	Dial func(ctx context.Context) (sdk.Transport, error)
 }
 
@@ -108,9 +141,9 @@ type Options struct {
 	// Logger receives what the Toolset has to say (tools left out, lost
 	// connections); nil means slog.Default().
 	Logger *slog.Logger
-	// MaxStderrBytes bounds the standard error kept per stdio server; 0
-	// means 64 KiB (the newest bytes are kept).
-	MaxStderrBytes int
+	// Limits bound what the Toolset takes from its servers: pages, tools
+	// and bytes. The zero value means the documented defaults.
+	Limits Limits
 	// OnChange, when set, is called after the tool set changed (a server
 	// said its list changed, or a connection was made again), on a
 	// goroutine of the Toolset: to update an agent between runs, say
@@ -123,6 +156,7 @@ type Options struct {
 type Toolset struct {
 	opts       Options
 	servers    []*server
+	http       *http.Transport // for the servers without an HTTPClient
 	ctx        context.Context // ends on Close
 	cancel     context.CancelFunc
 	relists    sync.WaitGroup
@@ -142,10 +176,13 @@ func Connect(ctx context.Context, opts Options, servers ...Server) (*Toolset, er
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	if opts.MaxStderrBytes <= 0 {
-		opts.MaxStderrBytes = 64 << 10
-	}
+	opts.Limits = opts.Limits.withDefaults()
 	ts := &Toolset{opts: opts, refused: map[string]error{}}
+	for _, s := range servers {
+		if s.URL != "" && s.HTTPClient == nil && ts.http == nil {
+			ts.http = newHTTPTransport()
+		}
+	}
 	ts.ctx, ts.cancel = context.WithCancel(context.Background())
 	names := map[string]bool{}
 	for _, s := range servers {
@@ -158,9 +195,12 @@ func Connect(ctx context.Context, opts Options, servers ...Server) (*Toolset, er
 			return nil, fmt.Errorf("mcp: two servers are named %q", s.Name)
 		}
 		names[s.Name] = true
-		srv := &server{ts: ts, spec: s, stderr: newTail(opts.MaxStderrBytes)}
+		srv := &server{ts: ts, spec: s, stderr: newTail(opts.Limits.MaxStderrBytes)}
 		ts.servers = append(ts.servers, srv)
-		if err := srv.list(ctx); err != nil { // connects first
+		lctx, cancel := context.WithTimeout(ctx, opts.Limits.ListTimeout)
+		err := srv.list(lctx) // connects first
+		cancel()
+		if err != nil {
 			ts.Close()
 			return nil, err
 		}
@@ -195,7 +235,9 @@ func (ts *Toolset) Tools() ([]*tools.Tool, uint64) {
 }
 
 // Refused reports the tools left out, by their server's name and tool
-// name ("server/tool"), with the reason.
+// name ("server/tool"), with the reason. Tools left out by a bound on the
+// listing (Limits), whose names were not all read, are reported together
+// under "server/*".
 func (ts *Toolset) Refused() map[string]error {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -219,9 +261,18 @@ func (ts *Toolset) Close() error {
 	ts.cancel()
 	var errs []error
 	for _, s := range ts.servers {
+		// s.close waits for a connection being made, and taking s.mu
+		// waits for a relist deciding to start: neither starts another
+		// goroutine after this, so Wait below cannot race with an Add.
 		errs = append(errs, s.close())
+		s.mu.Lock()
+		//lint:ignore SA2001 an empty critical section is the barrier
+		s.mu.Unlock()
 	}
 	ts.relists.Wait()
+	if ts.http != nil {
+		ts.http.CloseIdleConnections()
+	}
 	return errors.Join(errs...)
 }
 
@@ -230,19 +281,26 @@ func (ts *Toolset) Close() error {
 func (ts *Toolset) rebuild() {
 	ts.rebuilding.Lock()
 	defer ts.rebuilding.Unlock()
-	prefix := len(ts.servers) > 1
+	names := newNamer(len(ts.servers) > 1)
 	var set []*tools.Tool
 	refused := map[string]error{}
-	taken := map[string]bool{}
 	for _, s := range ts.servers {
-		for _, t := range s.listed() {
-			tool, err := s.tool(t, exposedName(s.spec.Name, t.Name, prefix, taken))
-			if err != nil {
-				refused[s.spec.Name+"/"+t.Name] = err
-				ts.opts.Logger.Warn("mcp: tool left out", "server", s.spec.Name, "tool", t.Name, "err", err)
-				continue
+		listed, cut := s.listed()
+		if cut != nil {
+			refused[s.spec.Name+"/*"] = cut
+			ts.opts.Logger.Warn("mcp: tools left out", "server", s.spec.Name, "err", cut)
+		}
+		for _, t := range listed {
+			err := t.err
+			if err == nil {
+				var tool *tools.Tool
+				if tool, err = s.tool(t, names.name(s.spec.Name, t.name)); err == nil {
+					set = append(set, tool)
+					continue
+				}
 			}
-			set = append(set, tool)
+			refused[s.spec.Name+"/"+t.name] = err
+			ts.opts.Logger.Warn("mcp: tool left out", "server", s.spec.Name, "tool", t.name, "err", err)
 		}
 	}
 	ts.mu.Lock()
@@ -254,12 +312,12 @@ func (ts *Toolset) rebuild() {
 	}
 }
 
-// commandTransport starts a stdio server.
-func (s *server) commandTransport() sdk.Transport {
-	cmd := exec.Command(s.spec.Command, s.spec.Args...)
-	cmd.Env, cmd.Dir, cmd.Stderr = s.spec.Env, s.spec.Dir, s.stderr
-	s.mu.Lock()
-	s.cmd = cmd
-	s.mu.Unlock()
-	return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+// newHTTPTransport makes the Toolset's HTTP transport: the default one's
+// settings (proxies from the environment, idle connections kept), with
+// bounds on connecting and on waiting for a response's headers.
+func newHTTPTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	t.ResponseHeaderTimeout = 2 * time.Minute
+	return t
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"net"
@@ -17,9 +18,12 @@ import (
 )
 
 // npmServer finds a server installed by npm ci in testdata/npm (pinned by
-// its package-lock.json). Without node or the packages a test is skipped
-// with a printed reason; under CI (which installs them) it fails.
-func npmServer(t *testing.T, pkg string) (node, script string) {
+// its package-lock.json) and returns how to run it: node, and its
+// arguments up to the server's own. Every server is started with
+// testdata/loopback.cjs preloaded, so that whatever it listens on is on
+// 127.0.0.1 only. Without node or the packages a test is skipped with a
+// printed reason; under CI (which installs them) it fails.
+func npmServer(t *testing.T, pkg string) (node string, args []string) {
 	t.Helper()
 	skip := func(why string) {
 		if os.Getenv("CI") != "" {
@@ -32,11 +36,12 @@ func npmServer(t *testing.T, pkg string) (node, script string) {
 	if err != nil {
 		skip("no node on this machine")
 	}
-	script, _ = filepath.Abs(filepath.Join("testdata", "npm", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
+	script, _ := filepath.Abs(filepath.Join("testdata", "npm", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
 	if _, err := os.Stat(script); err != nil {
 		skip(pkg + " is not installed")
 	}
-	return node, script
+	preload, _ := filepath.Abs(filepath.Join("testdata", "loopback.cjs"))
+	return node, []string{"--require", preload, script}
 }
 
 // TestServerEverythingStdio: the reference test server over stdio. A call
@@ -45,8 +50,8 @@ func npmServer(t *testing.T, pkg string) (node, script string) {
 // after a client connects (its conditional tools) reaches the tool set;
 // Close stops the process.
 func TestServerEverythingStdio(t *testing.T) {
-	node, script := npmServer(t, "server-everything")
-	ts := connect(t, Options{}, Server{Name: "everything", Command: node, Args: []string{script, "stdio"}})
+	node, args := npmServer(t, "server-everything")
+	ts := connect(t, Options{}, Server{Name: "everything", Command: node, Args: append(args, "stdio")})
 	set, _ := ts.Tools()
 	names := map[string]bool{}
 	for _, tl := range set {
@@ -89,32 +94,59 @@ func TestServerEverythingStdio(t *testing.T) {
 }
 
 // TestServerEverythingHTTP: the same server in its streamable HTTP mode,
-// on a free port of 127.0.0.1.
+// on a port of 127.0.0.1 that it picks (PORT=0) and the preload reports;
+// it cannot be reached on any other address of the machine.
 func TestServerEverythingHTTP(t *testing.T) {
-	node, script := npmServer(t, "server-everything")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	node, args := npmServer(t, "server-everything")
+	cmd := exec.Command(node, append(args, "streamableHttp")...)
+	cmd.Env = append(os.Environ(), "PORT=0")
+	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(node, script, "streamableHttp")
-	cmd.Env = append(os.Environ(), fmt.Sprint("PORT=", port))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	addr := fmt.Sprint("127.0.0.1:", port)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if c, err := net.Dial("tcp", addr); err == nil {
+	addrs := make(chan string, 1)
+	drained := make(chan struct{})
+	go func() { // the first address it reports, then the rest unread
+		defer close(drained)
+		in := bufio.NewScanner(stderr)
+		for in.Scan() {
+			if a, ok := strings.CutPrefix(in.Text(), "loopback: listening on "); ok {
+				select {
+				case addrs <- a:
+				default:
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-drained; _ = cmd.Wait() })
+	var addr string
+	select {
+	case addr = <-addrs:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the HTTP server never listened")
+	}
+	host, port, _ := net.SplitHostPort(addr)
+	if host != "127.0.0.1" {
+		t.Fatalf("the server listens on %s", addr)
+	}
+	outside := 0
+	ifaddrs, _ := net.InterfaceAddrs()
+	for _, a := range ifaddrs {
+		ip, ok := a.(*net.IPNet)
+		if !ok || ip.IP.IsLoopback() || ip.IP.IsLinkLocalUnicast() {
+			continue
+		}
+		outside++
+		if c, err := net.DialTimeout("tcp", net.JoinHostPort(ip.IP.String(), port), 5*time.Second); err == nil {
 			c.Close()
-			break
+			t.Fatalf("the server can be reached on %s", ip.IP)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the HTTP server never listened")
-		}
-		time.Sleep(50 * time.Millisecond)
+	}
+	if outside == 0 {
+		t.Log("no address but loopback on this machine: nothing else to try")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -132,12 +164,12 @@ func TestServerEverythingHTTP(t *testing.T) {
 // TestServerFilesystem: the filesystem server on a temporary folder reads
 // a file for the agent.
 func TestServerFilesystem(t *testing.T) {
-	node, script := npmServer(t, "server-filesystem")
+	node, args := npmServer(t, "server-filesystem")
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	if err := os.WriteFile(filepath.Join(dir, "note.txt"), []byte("tea at five"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ts := connect(t, Options{}, Server{Name: "files", Command: node, Args: []string{script, dir}})
+	ts := connect(t, Options{}, Server{Name: "files", Command: node, Args: append(args, dir)})
 	msgs, _ := run(t, ts, faux.Reply(faux.Call("r", "read_text_file", map[string]any{"path": filepath.Join(dir, "note.txt")})), faux.Reply(faux.Text("ok")))
 	if got, isErr := resultText(t, msgs, "r"); isErr || !strings.Contains(got, "tea at five") {
 		t.Fatalf("read: %q (stderr %q)", got, ts.Stderr("files"))

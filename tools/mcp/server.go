@@ -2,16 +2,13 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os/exec"
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,10 +27,16 @@ type server struct {
 	mu      sync.Mutex
 	session *sdk.ClientSession // nil while disconnected
 	lost    chan struct{}      // closed when session ends
-	tools   []*sdk.Tool
-	cmd     *exec.Cmd // the stdio server's latest process
+	tools   []listedTool       // the latest listing, in the server's order
+	cut     error              // what a bound left out of it, if anything
+	cmd     *exec.Cmd          // the stdio server's latest process
+	proc    *stdio             // and its transport
 	// connected reports a first connection was made (guarded by dialing).
 	connected bool
+
+	// relisting is set while a relist runs; again asks it to list once
+	// more when it is done (guarded by mu).
+	relisting, again bool
 
 	progress sync.Map // progress token → func(tools.Result)
 	tokens   atomic.Uint64
@@ -52,7 +55,12 @@ func (s *server) connect(ctx context.Context) error {
 	})
 	session, err := client.Connect(ctx, t, nil)
 	if err != nil {
-		return fmt.Errorf("mcp: server %q: connecting: %w", s.spec.Name, err)
+		note := ""
+		if p, ok := t.(*stdio); ok { // what the process said as it died
+			p.stop()
+			note = p.ended(stderrAfter)
+		}
+		return fmt.Errorf("mcp: server %q: connecting: %w%s", s.spec.Name, err, note)
 	}
 	lost := make(chan struct{})
 	s.mu.Lock()
@@ -62,6 +70,7 @@ func (s *server) connect(ctx context.Context) error {
 	go func() {
 		defer s.ts.relists.Done()
 		_ = session.Wait()
+		_ = session.Close() // the process too, if it still runs
 		s.mu.Lock()
 		if s.session == session {
 			s.session = nil
@@ -81,17 +90,12 @@ func (s *server) transport(ctx context.Context) (sdk.Transport, error) {
 	}
 	client := s.spec.HTTPClient
 	if client == nil {
-		client = &http.Client{Transport: &http.Transport{
-			DialContext:           (&net.Dialer{Timeout: 30 * time.Second}).DialContext,
-			ResponseHeaderTimeout: 2 * time.Minute,
-		}}
+		client = &http.Client{Transport: s.ts.http}
 	}
-	if len(s.spec.Header) > 0 {
-		c := *client
-		c.Transport = headers{next: transportOf(client), h: s.spec.Header}
-		client = &c
-	}
-	return &sdk.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: client}, nil
+	c := *client
+	c.Transport = roundTripper{s: s, next: transportOf(client)}
+	lim := s.ts.opts.Limits.MaxMessageBytes
+	return &sdk.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: &c, MaxEventSize: 2*lim + 64<<10}, nil
 }
 
 // current returns the live session, connecting (again, if it dropped).
@@ -125,64 +129,6 @@ func (s *server) current(ctx context.Context) (*sdk.ClientSession, <-chan struct
 	return s.session, s.lost, nil
 }
 
-// list lists the server's tools, every page.
-func (s *server) list(ctx context.Context) error {
-	session, _, err := s.current(ctx)
-	if err != nil {
-		return err
-	}
-	var listed []*sdk.Tool
-	for t, err := range session.Tools(ctx, nil) {
-		if err != nil {
-			return fmt.Errorf("mcp: server %q: listing tools: %w", s.spec.Name, err)
-		}
-		listed = append(listed, t)
-	}
-	s.mu.Lock()
-	s.tools = listed
-	s.mu.Unlock()
-	return nil
-}
-
-// relist lists the tools again in the background (the server said they
-// changed, or the connection was made again) and rebuilds the set.
-func (s *server) relist() {
-	ts := s.ts
-	if ts.ctx.Err() != nil {
-		return
-	}
-	ts.relists.Add(1)
-	go func() {
-		defer ts.relists.Done()
-		ctx, cancel := context.WithTimeout(ts.ctx, time.Minute)
-		defer cancel()
-		if err := s.list(ctx); err != nil {
-			ts.opts.Logger.Warn("mcp: listing tools again failed", "server", s.spec.Name, "err", err)
-			return
-		}
-		ts.rebuild()
-	}()
-}
-
-func (s *server) listed() []*sdk.Tool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.tools
-}
-
-// tool makes a tools.Tool of a listed tool, exposed under name.
-func (s *server) tool(t *sdk.Tool, name string) (*tools.Tool, error) {
-	schema, err := json.Marshal(t.InputSchema)
-	if err != nil || t.InputSchema == nil {
-		schema = []byte(`{"type":"object"}`)
-	}
-	remote := t.Name
-	return tools.NewJSON(tools.Config{Name: name, Description: t.Description, Label: t.Title, Timeout: s.ts.opts.ToolTimeout},
-		schema, func(ctx context.Context, args map[string]any) (tools.Result, error) {
-			return s.call(ctx, remote, args)
-		})
-}
-
 // call runs one tool call. A call whose connection drops while it runs is
 // not sent again: the model reads that it may or may not have run.
 func (s *server) call(ctx context.Context, name string, args map[string]any) (tools.Result, error) {
@@ -198,16 +144,20 @@ func (s *server) call(ctx context.Context, name string, args map[string]any) (to
 	res, err := session.CallTool(ctx, params)
 	if err != nil {
 		var refusal *jsonrpc.Error
+		if size, ok := tooLarge(err); ok {
+			return tools.Result{}, errors.New(TooLargeText(s.spec.Name, size, int64(s.ts.opts.Limits.MaxMessageBytes)))
+		}
 		switch {
 		case ctx.Err() != nil:
 			return tools.Result{}, ctx.Err()
 		case errors.As(err, &refusal):
-			return tools.Result{}, fmt.Errorf("%s refused the call: %s", s.spec.Name, refusal.Message)
+			return tools.Result{}, errors.New(RefusedText(s.spec.Name, refusal.Message))
 		}
 		// No answer: whether the call ran is unknown, so it is not sent
 		// again, and the next call connects anew.
+		s.ts.opts.Logger.Warn("mcp: connection lost during a call", "server", s.spec.Name, "err", err)
 		s.forget(session)
-		return tools.Result{}, fmt.Errorf("the connection to %s was lost while the call was running; it may or may not have run", s.spec.Name)
+		return tools.Result{}, errors.New(LostText(s.spec.Name))
 	}
 	out := result(res)
 	if res.IsError {
@@ -256,18 +206,27 @@ func (s *server) close() error {
 	return session.Close()
 }
 
-// headers adds fixed headers to every request.
-type headers struct {
+// roundTripper adds the server's headers to every request, and bounds
+// the messages of every response (see boundedReader).
+type roundTripper struct {
+	s    *server
 	next http.RoundTripper
-	h    http.Header
 }
 
-func (t headers) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	for k, v := range t.h {
-		r.Header[k] = v
+func (t roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(t.s.spec.Header) > 0 {
+		r = r.Clone(r.Context())
+		for k, v := range t.s.spec.Header {
+			r.Header[k] = v
+		}
 	}
-	return t.next.RoundTrip(r)
+	resp, err := t.next.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = t.s.boundedBodyOf(resp.Body, resp.Header.Get("Content-Type"))
+	resp.ContentLength = -1
+	return resp, nil
 }
 
 func transportOf(c *http.Client) http.RoundTripper {
