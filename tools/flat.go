@@ -84,7 +84,7 @@ func (t *Tool) bindFlat(raw map[string]any) (any, bool) {
 		if !ok {
 			continue
 		}
-		if !isNormal(v, maxDepth-1) {
+		if !isNormal(v, t.argDepth-1) {
 			return nil, false
 		}
 		if c, changed := coerce(v, n.propList[i]); changed {

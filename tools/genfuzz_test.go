@@ -117,7 +117,7 @@ func FuzzGeneratedSchemas(f *testing.F) {
 			if json.Unmarshal([]byte(raw), &v) != nil {
 				continue
 			}
-			c, ok := cloneDepth(v, maxDepth)
+			c, ok := cloneDepth(v, MaxArgumentDepth)
 			if !ok {
 				continue
 			}

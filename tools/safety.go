@@ -1,89 +1,186 @@
 package tools
 
 import (
+	"fmt"
 	"reflect"
-	"strings"
+	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// This file holds what keeps a schema from hurting the process: a check
-// that refuses schemas whose validation could never end, and the list of
-// keywords the compiled checker may decide alone.
+// This file holds what keeps a schema from hurting the process: the graph
+// of the ways validation moves from schema to schema, refused when some
+// schema applies itself to the same value again (validation would never
+// end) and measured for how deep a check can go; and the list of keywords
+// the compiled checker may decide alone.
 
-// loopsWithoutDescent reports whether some subschema of root applies
-// itself to the same value again, through $ref, $dynamicRef, allOf, anyOf,
-// oneOf, not, if/then/else or dependentSchemas, without descending into a
-// part of the value first. Validating such a schema never ends:
-// google/jsonschema-go would recurse until the process dies. References
-// by anchor and $dynamicRef count as edges to every subschema with that
-// anchor, which is never fewer edges than validation follows.
-func loopsWithoutDescent(root *jsonschema.Schema) bool {
-	var all []*jsonschema.Schema
-	anchors := map[string][]*jsonschema.Schema{}
-	seen := map[*jsonschema.Schema]bool{}
-	var walk func(s *jsonschema.Schema)
-	walk = func(s *jsonschema.Schema) {
-		if s == nil || seen[s] {
-			return
-		}
-		seen[s] = true
-		all = append(all, s)
-		for _, a := range []string{s.Anchor, s.DynamicAnchor} {
-			if a != "" {
-				anchors[a] = append(anchors[a], s)
+// schemaGraph is a document's schemas (those of its index, by number; the
+// root is 0) and the ways validation moves between them, as
+// google/jsonschema-go validates.
+type schemaGraph struct {
+	x *schemaIndex
+	// same lists, for each schema, the schemas applied to the very value
+	// it is applied to: $ref and $dynamicRef (every schema they may
+	// reach), allOf, anyOf, oneOf, not, if, then, else, dependentSchemas
+	// and draft-07's schema dependencies.
+	same [][]int
+	// below lists the schemas applied to parts of the value (items,
+	// properties, property names, ...).
+	below [][]int
+	// ref is the one schema each $ref names, or -1 (no $ref, or a URI
+	// defined twice: the compiled checker then leaves the schema to google).
+	ref []int
+	// order lists the schemas so that every same edge goes forward.
+	order []int
+}
+
+// sameValueFields are the Schema fields whose subschemas apply to the
+// value the schema applies to; $ref and $dynamicRef are edges too.
+func sameValueField(name string) bool {
+	switch name {
+	case "AllOf", "AnyOf", "OneOf", "Not", "If", "Then", "Else", "DependentSchemas", "DependencySchemas":
+		return true
+	}
+	return false
+}
+
+// analyze indexes root, resolves its references and builds its graph. It
+// fails when a reference names nothing in the document or validation could
+// loop without descending into the value (errRefCycle).
+func analyze(root *jsonschema.Schema) (*schemaGraph, error) {
+	x, err := indexSchema(root)
+	if err != nil {
+		return nil, err
+	}
+	n := len(x.all)
+	g := &schemaGraph{x: x, same: make([][]int, n), below: make([][]int, n), ref: make([]int, n)}
+	type field struct {
+		index []int
+		same  bool
+	}
+	var fields []field
+	for _, sf := range reflect.VisibleFields(reflect.TypeFor[jsonschema.Schema]()) {
+		switch sf.Type {
+		case reflect.TypeFor[*jsonschema.Schema](), reflect.TypeFor[[]*jsonschema.Schema](), reflect.TypeFor[map[string]*jsonschema.Schema]():
+			if sf.Name != "Defs" && sf.Name != "Definitions" { // not applied to anything
+				fields = append(fields, field{sf.Index, sameValueField(sf.Name)})
 			}
 		}
-		eachSubschema(s, walk)
 	}
-	walk(root)
-	same := func(s *jsonschema.Schema) []*jsonschema.Schema {
-		out := append(append(append([]*jsonschema.Schema{s.Not, s.If, s.Then, s.Else}, s.AllOf...), s.AnyOf...), s.OneOf...)
-		for _, d := range s.DependentSchemas {
-			out = append(out, d)
-		}
-		for _, d := range s.DependencySchemas {
-			out = append(out, d)
-		}
-		for _, ref := range []string{s.Ref, s.DynamicRef} {
-			if frag, ok := strings.CutPrefix(ref, "#"); ok {
-				if frag == "" || strings.HasPrefix(frag, "/") {
-					out = append(out, pointerTarget(root, frag))
-				} else {
-					out = append(out, anchors[frag]...)
+	for i, s := range x.all {
+		g.ref[i] = -1
+		v := reflect.ValueOf(s).Elem()
+		for _, f := range fields {
+			edges := &g.below[i]
+			if f.same {
+				edges = &g.same[i]
+			}
+			switch c := v.FieldByIndex(f.index).Interface().(type) {
+			case *jsonschema.Schema:
+				if c != nil {
+					*edges = append(*edges, x.at[c])
+				}
+			case []*jsonschema.Schema:
+				for _, e := range c {
+					*edges = append(*edges, x.at[e])
+				}
+			case map[string]*jsonschema.Schema:
+				for _, e := range c {
+					*edges = append(*edges, x.at[e])
 				}
 			}
 		}
-		return out
-	}
-	const (
-		active = 1
-		done   = 2
-	)
-	state := map[*jsonschema.Schema]int{}
-	var visit func(s *jsonschema.Schema) bool
-	visit = func(s *jsonschema.Schema) bool {
-		switch state[s] {
-		case active:
-			return true
-		case done:
-			return false
+		if s.Ref != "" {
+			targets, _, err := x.resolve(i, s.Ref)
+			if err != nil {
+				return nil, fmt.Errorf("$ref: %w", err)
+			}
+			if len(targets) == 1 {
+				g.ref[i] = targets[0]
+			}
+			g.same[i] = append(g.same[i], targets...)
 		}
-		state[s] = active
-		for _, t := range same(s) {
-			if t != nil && visit(t) {
-				return true
+		if s.DynamicRef != "" {
+			targets, dynamic, err := x.resolve(i, s.DynamicRef)
+			if err != nil {
+				return nil, fmt.Errorf("$dynamicRef: %w", err)
+			}
+			g.same[i] = append(append(g.same[i], targets...), x.dynamic[dynamic]...)
+		}
+	}
+	if g.order = topoOrder(g.same); g.order == nil {
+		return nil, errRefCycle
+	}
+	return g, nil
+}
+
+// topoOrder returns the nodes of a graph so that every edge goes forward,
+// or nil when the graph has a cycle (Kahn's algorithm: no recursion).
+func topoOrder(edges [][]int) []int {
+	in := make([]int, len(edges))
+	for _, es := range edges {
+		for _, j := range es {
+			in[j]++
+		}
+	}
+	order := make([]int, 0, len(edges))
+	for i, d := range in {
+		if d == 0 {
+			order = append(order, i)
+		}
+	}
+	for k := 0; k < len(order); k++ {
+		for _, j := range edges[order[k]] {
+			if in[j]--; in[j] == 0 {
+				order = append(order, j)
 			}
 		}
-		state[s] = done
-		return false
 	}
-	for _, s := range all {
-		if visit(s) {
-			return true
+	if len(order) < len(edges) {
+		return nil
+	}
+	return order
+}
+
+// argumentDepth returns how deeply arguments may nest for a check to stay
+// within MaxCheckDepth: the largest d, up to maxDepth, such that no path of
+// validation through a value nested d levels deep applies more than
+// MaxCheckDepth schemas one within another (every edge of the graph
+// counts one; an edge below consumes a level of the value). A schema that
+// exceeds the bound even for a value without nesting is refused with
+// errSchemaTooDeep.
+//
+// The paths are counted layer by layer, d = 0, 1, ..., each layer from the
+// one before, in the graph's same-edge order: time linear in the schema
+// per level, and no recursion.
+func (g *schemaGraph) argumentDepth() (int, error) {
+	n := len(g.same)
+	prev, cur := make([]int, n), make([]int, n)
+	for d := 0; d <= MaxArgumentDepth; d++ {
+		for k := n - 1; k >= 0; k-- {
+			i := g.order[k]
+			longest := 0
+			for _, j := range g.same[i] {
+				longest = max(longest, cur[j])
+			}
+			if d > 0 {
+				for _, j := range g.below[i] {
+					longest = max(longest, prev[j])
+				}
+			}
+			cur[i] = min(longest+1, MaxCheckDepth+1)
 		}
+		switch {
+		case cur[0] > MaxCheckDepth && d == 0:
+			return 0, errSchemaTooDeep
+		case cur[0] > MaxCheckDepth:
+			return d - 1, nil
+		case d > 0 && slices.Equal(cur, prev): // every deeper layer is this one
+			return MaxArgumentDepth, nil
+		}
+		prev, cur = cur, prev
 	}
-	return false
+	return MaxArgumentDepth, nil
 }
 
 // eachSubschema calls f for every schema directly inside s.
@@ -92,7 +189,9 @@ func eachSubschema(s *jsonschema.Schema, f func(*jsonschema.Schema)) {
 	for _, sf := range reflect.VisibleFields(v.Type()) {
 		switch x := v.FieldByIndex(sf.Index).Interface().(type) {
 		case *jsonschema.Schema:
-			f(x)
+			if x != nil {
+				f(x)
+			}
 		case []*jsonschema.Schema:
 			for _, c := range x {
 				f(c)
@@ -103,62 +202,6 @@ func eachSubschema(s *jsonschema.Schema, f func(*jsonschema.Schema)) {
 			}
 		}
 	}
-}
-
-// pointerTarget resolves a JSON pointer ("" or "/$defs/a/properties/b")
-// within root by the keywords' JSON names, or returns nil.
-func pointerTarget(root *jsonschema.Schema, ptr string) *jsonschema.Schema {
-	cur := reflect.ValueOf(root)
-	for _, tok := range strings.Split(ptr, "/")[1:] {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch cur.Kind() {
-		case reflect.Pointer:
-			if cur.IsNil() {
-				return nil
-			}
-			f, ok := fieldByJSONName(cur.Elem().Type(), tok)
-			if !ok {
-				return nil
-			}
-			cur = cur.Elem().FieldByIndex(f.Index)
-		case reflect.Map:
-			cur = cur.MapIndex(reflect.ValueOf(tok))
-		case reflect.Slice:
-			i := 0
-			for _, c := range tok {
-				if c < '0' || c > '9' {
-					return nil
-				}
-				i = i*10 + int(c-'0')
-			}
-			if i >= cur.Len() {
-				return nil
-			}
-			cur = cur.Index(i)
-		default:
-			return nil
-		}
-		if !cur.IsValid() {
-			return nil
-		}
-	}
-	s, _ := cur.Interface().(*jsonschema.Schema)
-	return s
-}
-
-func fieldByJSONName(t reflect.Type, name string) (reflect.StructField, bool) {
-	switch name { // the keywords google keeps in fields without a JSON name
-	case "items":
-		return t.FieldByName("Items")
-	case "dependencies":
-		return t.FieldByName("DependencySchemas")
-	}
-	for _, sf := range reflect.VisibleFields(t) {
-		if n, _, _ := strings.Cut(sf.Tag.Get("json"), ","); n == name {
-			return sf, true
-		}
-	}
-	return reflect.StructField{}, false
 }
 
 // implemented reports whether the compiled checker implements the keyword

@@ -224,7 +224,7 @@ func TestBigIntegersInEnumsAgreeWithGoogle(t *testing.T) {
 		{"c": json.Number("18446744073709551614")},
 		{"c": 1.0},
 	} {
-		v, _ := cloneDepth(map[string]any(args), maxDepth)
+		v, _ := cloneDepth(map[string]any(args), MaxArgumentDepth)
 		google := tool.resolved.Validate(googleView(v)) == nil
 		if !tool.decides || tool.root.valid(v) != google {
 			t.Errorf("%v: checker says %v, google %v", args, !google, google)

@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -10,6 +11,16 @@ import (
 // maxListed is how many violations the error text lists, as in the
 // reference (TypeBox stops at eight); Violations keeps all of them.
 const maxListed = 8
+
+// TooDeepText is the error text, and what the model reads, when a call's
+// arguments nest so deeply that checking them against the tool's schema
+// would apply more than [MaxCheckDepth] schemas one within another (a
+// recursive schema whose every level goes through a chain of references,
+// say). The call is refused before anything is checked.
+const TooDeepText = "The tool call was not executed: its arguments nest too deeply to be checked against the tool's schema. Send arguments that nest less deeply."
+
+// errTooDeep is the error whose text is TooDeepText.
+var errTooDeep = errors.New(TooDeepText)
 
 // ValidationError reports arguments that do not fit a tool's schema. Its
 // Error text is what the model sees.
@@ -47,8 +58,8 @@ func (e *ValidationError) Error() string {
 		fmt.Fprintf(&b, "  - %s: %s\n", v.Path, v.Message)
 	}
 	b.WriteString("\nReceived arguments:\n")
-	if _, ok := cloneDepth(e.Received, maxDepth+1); !ok { // its text would have no end
-		fmt.Fprintf(&b, "(nested more than %d levels deep; not shown)", maxDepth)
+	if _, ok := cloneDepth(e.Received, MaxArgumentDepth+1); !ok { // its text would have no end
+		fmt.Fprintf(&b, "(nested more than %d levels deep; not shown)", MaxArgumentDepth)
 	} else {
 		b.WriteString(indentJSON(e.Received))
 	}
@@ -62,18 +73,32 @@ func (e *ValidationError) Unwrap() error { return e.Cause }
 // with args whatever coercion did not change.
 func (t *Tool) validate(args any) (any, error) {
 	v := args
-	if !isNormal(args, maxDepth) {
+	if !isNormal(args, MaxArgumentDepth) {
 		var ok bool
-		if v, ok = cloneDepth(args, maxDepth); !ok {
+		if v, ok = cloneDepth(args, MaxArgumentDepth); !ok {
 			return nil, &ValidationError{Tool: t.cfg.Name, Received: args, Violations: []Violation{
-				{Path: "root", Message: "must not nest objects and arrays more than " + itoa(maxDepth) + " levels deep"}}}
+				{Path: "root", Message: "must not nest objects and arrays more than " + itoa(MaxArgumentDepth) + " levels deep"}}}
 		}
+	}
+	if t.argDepth < MaxArgumentDepth && !isNormal(v, t.argDepth) {
+		return nil, errTooDeep
 	}
 	v, _ = coerce(v, t.root)
 	if t.valid(v) {
 		return v, nil
 	}
-	return nil, &ValidationError{Tool: t.cfg.Name, Violations: t.root.violations(v), Received: args, Cause: t.resolved.Validate(googleView(v))}
+	return nil, &ValidationError{Tool: t.cfg.Name, Violations: t.root.violations(v), Received: args, Cause: t.googleValidate(v)}
+}
+
+// googleValidate is google/jsonschema-go's verdict on a coerced value; a
+// panic in the validator is an error.
+func (t *Tool) googleValidate(v any) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("validator panic: %v", p)
+		}
+	}()
+	return t.resolved.Validate(googleView(v))
 }
 
 // valid decides whether a coerced value fits the schema. The compiled
@@ -85,7 +110,7 @@ func (t *Tool) valid(v any) bool {
 	if t.decides {
 		return t.root.valid(v)
 	}
-	return t.resolved.Validate(googleView(v)) == nil
+	return t.googleValidate(v) == nil
 }
 
 // prepare runs the argument pipeline for one call, up to the checked

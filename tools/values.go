@@ -25,12 +25,6 @@ func clone(v any) any {
 	return c
 }
 
-// maxDepth is how deeply arguments may nest (objects and arrays inside each
-// other) before validation refuses them without walking further. Real tool
-// arguments stay far below it; the bound keeps hostile input from costing
-// time quadratic in its depth.
-const maxDepth = 100
-
 // cloneDepth is clone with a nesting budget; budget < 0 means unlimited. It
 // reports false when the value nests deeper than the budget.
 func cloneDepth(v any, budget int) (any, bool) {

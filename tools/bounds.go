@@ -1,0 +1,35 @@
+package tools
+
+import "fmt"
+
+// The bounds on a tool's schema and on checking a call's arguments. A
+// schema is read, resolved and measured when the tool is built, without
+// recursion on the goroutine's stack, so that no schema and no arguments
+// can make a check recurse without end: a Go stack overflow kills the
+// process and cannot be recovered.
+const (
+	// MaxSchemaDepth is how deeply a schema's JSON text may nest. A deeper
+	// schema is refused when the tool is built.
+	MaxSchemaDepth = 10000
+
+	// MaxArgumentDepth is how deeply a call's arguments may nest (objects
+	// and arrays inside each other). Deeper arguments are refused without
+	// walking further, with a [ValidationError] at the root ("must not
+	// nest objects and arrays more than 100 levels deep").
+	MaxArgumentDepth = 100
+
+	// MaxCheckDepth bounds how many schemas a check applies one within
+	// another: every reference followed ($ref, $dynamicRef), every
+	// applicator entered (allOf, anyOf, oneOf, not, if/then/else,
+	// dependentSchemas) and every level of the value descended into
+	// (properties, items, ...) counts one. A schema for which even
+	// arguments without nesting would go deeper is refused when the tool is
+	// built; a call whose arguments nest deeply enough to go deeper (against
+	// a recursive schema, say) fails before anything is checked, with the
+	// text [TooDeepText].
+	MaxCheckDepth = 1000
+)
+
+// errSchemaTooDeep refuses a schema that goes deeper than MaxCheckDepth
+// for every value.
+var errSchemaTooDeep = fmt.Errorf("checking any value against the schema would apply more than %d schemas one within another", MaxCheckDepth)
