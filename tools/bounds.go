@@ -22,9 +22,9 @@ const (
 	// another: every reference followed ($ref, $dynamicRef), every
 	// applicator entered (allOf, anyOf, oneOf, not, if/then/else,
 	// dependentSchemas) and every level of the value descended into
-	// (properties, items, ...) counts one. A schema for which even
-	// arguments without nesting would go deeper is refused when the tool is
-	// built; a call whose arguments nest deeply enough to go deeper (against
+	// (properties, items, ...) counts one. A schema in which some chain of
+	// references and applicators alone goes deeper is refused when the tool
+	// is built; a call whose arguments nest deeply enough to go deeper (against
 	// a recursive schema, say) fails before anything is checked, with the
 	// text [TooDeepText].
 	MaxCheckDepth = 1000

@@ -241,10 +241,8 @@ func fieldByJSONName(v reflect.Value, name string) (reflect.Value, bool) {
 	case "dependencies":
 		return v.FieldByName("DependencySchemas"), true
 	}
-	for _, sf := range reflect.VisibleFields(v.Type()) {
-		if n, _, _ := strings.Cut(sf.Tag.Get("json"), ","); n == name {
-			return v.FieldByIndex(sf.Index), true
-		}
+	if index, ok := fieldsOfSchema.byName[name]; ok {
+		return v.FieldByIndex(index), true
 	}
 	return reflect.Value{}, false
 }

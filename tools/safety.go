@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -59,12 +60,9 @@ func analyze(root *jsonschema.Schema) (*schemaGraph, error) {
 		same  bool
 	}
 	var fields []field
-	for _, sf := range reflect.VisibleFields(reflect.TypeFor[jsonschema.Schema]()) {
-		switch sf.Type {
-		case reflect.TypeFor[*jsonschema.Schema](), reflect.TypeFor[[]*jsonschema.Schema](), reflect.TypeFor[map[string]*jsonschema.Schema]():
-			if sf.Name != "Defs" && sf.Name != "Definitions" { // not applied to anything
-				fields = append(fields, field{sf.Index, sameValueField(sf.Name)})
-			}
+	for _, sf := range fieldsOfSchema.sub {
+		if sf.name != "Defs" && sf.name != "Definitions" { // not applied to anything
+			fields = append(fields, field{sf.index, sameValueField(sf.name)})
 		}
 	}
 	for i, s := range x.all {
@@ -146,8 +144,9 @@ func topoOrder(edges [][]int) []int {
 // within MaxCheckDepth: the largest d, up to maxDepth, such that no path of
 // validation through a value nested d levels deep applies more than
 // MaxCheckDepth schemas one within another (every edge of the graph
-// counts one; an edge below consumes a level of the value). A schema that
-// exceeds the bound even for a value without nesting is refused with
+// counts one; an edge below consumes a level of the value). A schema with
+// a schema anywhere that exceeds the bound even for a value without
+// nesting (a chain of references too long for any value) is refused with
 // errSchemaTooDeep.
 //
 // The paths are counted layer by layer, d = 0, 1, ..., each layer from the
@@ -171,7 +170,7 @@ func (g *schemaGraph) argumentDepth() (int, error) {
 			cur[i] = min(longest+1, MaxCheckDepth+1)
 		}
 		switch {
-		case cur[0] > MaxCheckDepth && d == 0:
+		case d == 0 && slices.Max(cur) > MaxCheckDepth:
 			return 0, errSchemaTooDeep
 		case cur[0] > MaxCheckDepth:
 			return d - 1, nil
@@ -183,11 +182,41 @@ func (g *schemaGraph) argumentDepth() (int, error) {
 	return MaxArgumentDepth, nil
 }
 
+// schemaFields describes the fields of google/jsonschema-go's Schema once,
+// for walks that would otherwise list them by reflection at every schema.
+type schemaFields struct {
+	// sub are the fields that hold subschemas: *Schema, []*Schema or
+	// map[string]*Schema.
+	sub []subField
+	// byName finds a field by its keyword's JSON name.
+	byName map[string][]int
+}
+
+type subField struct {
+	index []int
+	name  string // the Go name
+}
+
+// fieldsOfSchema is computed once and never changed.
+var fieldsOfSchema = func() schemaFields {
+	f := schemaFields{byName: map[string][]int{}}
+	for _, sf := range reflect.VisibleFields(reflect.TypeFor[jsonschema.Schema]()) {
+		switch sf.Type {
+		case reflect.TypeFor[*jsonschema.Schema](), reflect.TypeFor[[]*jsonschema.Schema](), reflect.TypeFor[map[string]*jsonschema.Schema]():
+			f.sub = append(f.sub, subField{sf.Index, sf.Name})
+		}
+		if n, _, _ := strings.Cut(sf.Tag.Get("json"), ","); n != "" && n != "-" {
+			f.byName[n] = sf.Index
+		}
+	}
+	return f
+}()
+
 // eachSubschema calls f for every schema directly inside s.
 func eachSubschema(s *jsonschema.Schema, f func(*jsonschema.Schema)) {
 	v := reflect.ValueOf(s).Elem()
-	for _, sf := range reflect.VisibleFields(v.Type()) {
-		switch x := v.FieldByIndex(sf.Index).Interface().(type) {
+	for _, sf := range fieldsOfSchema.sub {
+		switch x := v.FieldByIndex(sf.index).Interface().(type) {
 		case *jsonschema.Schema:
 			if x != nil {
 				f(x)

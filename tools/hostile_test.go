@@ -1,0 +1,259 @@
+package tools
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// The tests in this file play a hostile MCP server: schemas built to make
+// validation recurse without end, through every way JSON Schema can name
+// a schema, nested or chained as deep as the text allows. Each runs in
+// this test process: a Go stack overflow cannot be recovered and would
+// kill the test binary, so a passing run proves that none happened.
+
+// defsChain is an object schema whose property p refers to the first of n
+// definitions, each referring to the next (by the form ref gives), the
+// last an integer.
+func defsChain(n int, ref func(i int) string) string {
+	id := func(i int) string {
+		if ref(i)[0] == '#' {
+			return ""
+		}
+		return fmt.Sprintf(`"$id":"urn:a%d",`, i)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"type":"object","properties":{"p":{"$ref":%q}},"$defs":{`, ref(0))
+	for i := range n {
+		fmt.Fprintf(&b, `"a%d":{%s"$ref":%q},`, i, id(i), ref(i+1))
+	}
+	fmt.Fprintf(&b, `"a%d":{%s"type":"integer"}}}`, n, id(n))
+	return b.String()
+}
+
+func byPointer(i int) string { return fmt.Sprintf("#/$defs/a%d", i) }
+func byURI(i int) string     { return fmt.Sprintf("urn:a%d", i) }
+
+// nested is an object schema whose property p is n levels of keyword kw,
+// each holding the next ({"not":{"not":...{}}}).
+func nested(kw string, n int) string {
+	open, close := `{"`+kw+`":`, `}`
+	if kw == "allOf" {
+		open, close = `{"allOf":[`, `]}`
+	}
+	return `{"type":"object","properties":{"p":` + strings.Repeat(open, n) + `{}` + strings.Repeat(close, n) + `}}`
+}
+
+// TestHostileSchemasRefused builds tools from schemas whose validation
+// could never end, or would go deeper than MaxCheckDepth for every value:
+// each is refused when the tool is built, with an error naming the tool.
+func TestHostileSchemasRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name, schema string
+		want         error // when set, errors.Is must hold
+	}{
+		{"percent-escaped pointer", `{"type":"object","properties":{"p":{"$ref":"#/properties/%70"}}}`, errRefCycle},
+		{"percent-escaped keyword", `{"type":"object","properties":{"p":{"$ref":"#/%70roperties/p"}}}`, errRefCycle},
+		{"~1 escape", `{"type":"object","properties":{"a/b":{"$ref":"#/properties/a~1b"}}}`, errRefCycle},
+		{"~0 escape", `{"type":"object","properties":{"a~b":{"$ref":"#/properties/a~0b"}}}`, errRefCycle},
+		{"percent-escaped ~1", `{"type":"object","properties":{"a/b":{"$ref":"#/properties/a%7E1b"}}}`, errRefCycle},
+		{"root", `{"type":"object","allOf":[{"$ref":"#"}]}`, errRefCycle},
+		{"empty pointer", `{"type":"object","properties":{"p":{"anyOf":[{"$ref":"#/properties/p"}]}}}`, errRefCycle},
+		{"absolute $id", `{"type":"object","properties":{"p":{"$ref":"urn:x"}},"$defs":{"x":{"$id":"urn:x","$ref":"urn:x"}}}`, errRefCycle},
+		{"$id with an empty fragment", `{"type":"object","properties":{"p":{"$ref":"urn:x#"}},"$defs":{"x":{"$id":"urn:x","$ref":"urn:x#"}}}`, errRefCycle},
+		{"relative $id", `{"type":"object","properties":{"p":{"$ref":"http://e.com/d/a"}},"$defs":{"a":{"$id":"http://e.com/d/a","$ref":"b","$defs":{"b":{"$id":"b","$ref":"a"}}}}}`, errRefCycle},
+		{"pointer into an $id", `{"type":"object","properties":{"p":{"$ref":"urn:x#/$defs/y"}},"$defs":{"x":{"$id":"urn:x","$defs":{"y":{"not":{"$ref":"#/$defs/y"}}}}}}`, errRefCycle},
+		{"$anchor", `{"type":"object","properties":{"p":{"$ref":"#x"}},"$defs":{"x":{"$anchor":"x","oneOf":[{"$ref":"#x"}]}}}`, errRefCycle},
+		{"anchor in an $id", `{"type":"object","properties":{"p":{"$ref":"urn:x#y"}},"$defs":{"x":{"$id":"urn:x","$defs":{"y":{"$anchor":"y","$ref":"urn:x#y"}}}}}`, errRefCycle},
+		{"$dynamicRef", `{"type":"object","properties":{"p":{"$ref":"#/$defs/x"}},"$defs":{"x":{"$dynamicAnchor":"x","$dynamicRef":"#x"}}}`, errRefCycle},
+		{"$dynamicRef to another resource's anchor", `{"type":"object","$dynamicAnchor":"n","properties":{"p":{"$ref":"urn:x"}},"$defs":{"x":{"$id":"urn:x","$dynamicAnchor":"n","allOf":[{"$dynamicRef":"#n"}]}}}`, errRefCycle},
+		{"draft-07 definitions", `{"type":"object","properties":{"p":{"$ref":"#/definitions/a"}},"definitions":{"a":{"$ref":"#/definitions/b"},"b":{"$ref":"#/definitions/a"}}}`, errRefCycle},
+		{"not", `{"type":"object","properties":{"p":{"not":{"$ref":"#/properties/p"}}}}`, errRefCycle},
+		{"if/then/else", `{"type":"object","if":{"$ref":"#"},"then":true}`, errRefCycle},
+		{"then", `{"type":"object","if":true,"then":{"$ref":"#"}}`, errRefCycle},
+		{"dependentSchemas", `{"type":"object","dependentSchemas":{"p":{"$ref":"#"}}}`, errRefCycle},
+		{"draft-07 dependencies", `{"type":"object","dependencies":{"p":{"$ref":"#"}}}`, errRefCycle},
+		{"cycle in an unused definition", `{"type":"object","$defs":{"a":{"$ref":"#/$defs/a"}}}`, errRefCycle},
+		{"pointer to an absent keyword", `{"type":"object","properties":{"p":{"$ref":"#/not"}}}`, nil},
+		{"pointer to a non-schema", `{"type":"object","properties":{"p":{"$ref":"#/required"}},"required":["p"]}`, nil},
+		{"unknown anchor", `{"type":"object","properties":{"p":{"$ref":"#nowhere"}}}`, nil},
+		{"remote", `{"type":"object","properties":{"p":{"$ref":"https://json-schema.org/draft/2020-12/schema"}}}`, nil},
+		{"relative to no base", `{"type":"object","properties":{"p":{"$ref":"other.json"}}}`, nil},
+		{"a chain of 5,000 pointers", defsChain(5000, byPointer), errSchemaTooDeep},
+		{"a chain of 5,000 URIs", defsChain(5000, byURI), errSchemaTooDeep},
+		{"9,000 nested not", nested("not", 9000), errSchemaTooDeep},
+		{"4,000 nested allOf", nested("allOf", 4000), errSchemaTooDeep},
+		{"100,000 nested items (the text)", nested("items", 100_000), nil},
+		{"100,000 nested not (the text)", nested("not", 100_000), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tool, err := NewJSON(Config{Name: "hostile"}, json.RawMessage(tc.schema), noop)
+			if err == nil {
+				_, cerr := tool.Check(map[string]any{"p": 1.0})
+				t.Fatalf("built; a call gives %v", cerr)
+			}
+			if !strings.HasPrefix(err.Error(), `tools: tool "hostile": schema: `) {
+				t.Errorf("error %q does not name the tool", err)
+			}
+			if tc.want != nil && !errors.Is(err, tc.want) {
+				t.Errorf("error %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestRemoteReferenceNeverFetched: a reference to a schema outside the
+// document is refused without a request being made.
+func TestRemoteReferenceNeverFetched(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Write([]byte(`{"type":"integer"}`))
+	}))
+	defer srv.Close()
+	for _, ref := range []string{srv.URL + "/s.json", srv.URL + "/s.json#/$defs/x", srv.URL + "/s.json#a"} {
+		schema := fmt.Sprintf(`{"type":"object","properties":{"p":{"$ref":%q},"q":{"$dynamicRef":%q}}}`, ref, ref)
+		if _, err := NewJSON(Config{Name: "t"}, json.RawMessage(schema), noop); err == nil {
+			t.Errorf("%s: built", ref)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the server was asked %d times", n)
+	}
+}
+
+// recursiveChain is an object schema whose property c holds another such
+// object, reached through a chain of n references inside the resource
+// urn:r, by pointer, by $id, by $anchor and by percent-escaped pointer in
+// turn: every level of the value costs the check n+2 schemas. variant
+// "google" adds a keyword the compiled checker leaves to
+// google/jsonschema-go; "dynamic" recurses through $dynamicRef.
+func recursiveChain(n int, variant string) string {
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{"c":{"$ref":"urn:r#/$defs/l0"}},"$defs":{"r":{"$id":"urn:r","$defs":{`)
+	for i := range n {
+		var names, next string
+		if i == 0 && variant == "dynamic" {
+			names = `"$dynamicAnchor":"d",`
+		}
+		switch i % 4 {
+		case 0:
+			next = fmt.Sprintf("#/$defs/l%d", i+1)
+		case 1:
+			next = fmt.Sprintf("urn:l%d", i+1)
+		case 2: // this one has its own $id: refer through urn:r
+			names += fmt.Sprintf(`"$id":"urn:l%d",`, i)
+			next = fmt.Sprintf("urn:r#l%d", i+1)
+		default:
+			names += fmt.Sprintf(`"$anchor":"l%d",`, i)
+			next = fmt.Sprintf("urn:r#/%%24defs/l%d", i+1)
+		}
+		fmt.Fprintf(&b, `"l%d":{%s"$ref":%q},`, i, names, next)
+	}
+	recurse, extra := `{"$ref":"urn:r#/$defs/l0"}`, ""
+	switch variant {
+	case "google":
+		extra = `,"unevaluatedProperties":false`
+	case "dynamic":
+		recurse = `{"$dynamicRef":"urn:r#d"}`
+	}
+	var names string
+	switch n % 4 {
+	case 2:
+		names = fmt.Sprintf(`"$id":"urn:l%d",`, n)
+	case 3:
+		names = fmt.Sprintf(`"$anchor":"l%d",`, n)
+	}
+	fmt.Fprintf(&b, `"l%d":{%s"type":"object","properties":{"c":%s}%s}}}}}`, n, names, recurse, extra)
+	return b.String()
+}
+
+// pointerRecursion is recursiveChain with pointers only, and no $id: the
+// compiled checker decides.
+func pointerRecursion(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{"c":{"$ref":"#/$defs/l0"}},"$defs":{`)
+	for i := range n {
+		fmt.Fprintf(&b, `"l%d":{"allOf":[{"$ref":"#/%%24defs/l%d"}]},`, i, i+1)
+	}
+	fmt.Fprintf(&b, `"l%d":{"type":"object","properties":{"c":{"$ref":"#/$defs/l0"}}}}}`, n)
+	return b.String()
+}
+
+// deepValue is {"c":{"c":...{}}}, n objects deep.
+func deepValue(n int) map[string]any {
+	v := map[string]any{}
+	for range n - 1 {
+		v = map[string]any{"c": v}
+	}
+	return v
+}
+
+// TestDeepArgumentsAgainstRecursiveSchemas: a schema that legitimately
+// descends into the value, through references, checks arguments up to the
+// depth MaxCheckDepth allows; deeper arguments fail the call with
+// TooDeepText (or, past MaxArgumentDepth, the validation listing), never
+// the process. The compiled checker and google/jsonschema-go (which
+// decides when the schema has a keyword the checker leaves to it) get the
+// same bound.
+func TestDeepArgumentsAgainstRecursiveSchemas(t *testing.T) {
+	tooDeep := "must not nest objects and arrays more than 100 levels deep"
+	for _, tc := range []struct {
+		name   string
+		schema string
+		depth  int
+		want   string // "" for a call that passes
+	}{
+		{"plain recursion, 100 deep", `{"type":"object","properties":{"c":{"$ref":"#"}}}`, 100, ""},
+		{"plain recursion, 101 deep", `{"type":"object","properties":{"c":{"$ref":"#"}}}`, 101, tooDeep},
+		{"plain recursion, 100,000 deep", `{"type":"object","properties":{"c":{"$ref":"#"}}}`, 100_000, tooDeep},
+		{"items recursion, 5,000 deep", `{"type":"object","properties":{"c":{"type":"array","items":{"$ref":"#/properties/c"}}}}`, 5000, tooDeep},
+		{"chains of 20, 40 deep", recursiveChain(20, ""), 40, ""},
+		{"chains of 20, 60 deep", recursiveChain(20, ""), 60, TooDeepText},
+		{"chains of 20, 100 deep", recursiveChain(20, ""), 100, TooDeepText},
+		{"chains of 20, 200 deep", recursiveChain(20, ""), 200, tooDeep},
+		{"google decides, 40 deep", recursiveChain(20, "google"), 40, ""},
+		{"google decides, 60 deep", recursiveChain(20, "google"), 60, TooDeepText},
+		{"dynamic, 60 deep", recursiveChain(20, "dynamic"), 60, TooDeepText},
+		{"pointer chains of 10, 30 deep", pointerRecursion(10), 30, ""},
+		{"pointer chains of 10, 90 deep", pointerRecursion(10), 90, TooDeepText},
+		{"chains of 900, 1 deep", recursiveChain(900, ""), 1, ""},
+		{"chains of 900, 2 deep", recursiveChain(900, ""), 2, TooDeepText},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tool, err := NewJSON(Config{Name: "deep"}, json.RawMessage(tc.schema), noop)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if google := strings.Contains(tc.schema, "$id") || strings.Contains(tc.name, "google"); tool.decides == google {
+				t.Fatalf("the compiled checker decides: %v", tool.decides)
+			}
+			args := deepValue(tc.depth)
+			_, err = tool.Check(args)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.want == "":
+			case err == nil:
+				t.Fatal("passed")
+			case tc.want == TooDeepText && err.Error() != TooDeepText:
+				t.Fatalf("error %q, want %q", err, TooDeepText)
+			case !strings.Contains(err.Error(), tc.want):
+				t.Fatalf("error %q, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestTooDeepText is the text the model reads, word for word.
+func TestTooDeepText(t *testing.T) {
+	const want = "The tool call was not executed: its arguments nest too deeply to be checked against the tool's schema. Send arguments that nest less deeply."
+	if TooDeepText != want || errTooDeep.Error() != want {
+		t.Fatalf("TooDeepText = %q", TooDeepText)
+	}
+}
