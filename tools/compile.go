@@ -233,15 +233,15 @@ func orderedKeys(s *jsonschema.Schema) []string {
 // decides reports whether the compiled checker alone may decide validity
 // for this schema: true when every schema reachable from root uses only
 // keywords the checker implements with google/jsonschema-go's semantics
-// (an allow-list: see implemented), $id only at the root and $schema only
-// for draft 2020-12. Anything else is judged by google/jsonschema-go on
-// every call.
+// (an allow-list: see implemented; $id and anchors only name schemas, and
+// the compiled $refs were resolved by them as google resolves them) and
+// $schema only for draft 2020-12. Anything else ($dynamicRef, ...) is
+// judged by google/jsonschema-go on every call.
 func decides(root *node) bool {
 	for _, n := range reachable(root) {
 		s := n.s
 		switch {
 		case !usesOnlyImplemented(s),
-			s.ID != "" && n != root,
 			s.Schema != "" && s.Schema != "https://json-schema.org/draft/2020-12/schema":
 			return false
 		}

@@ -240,7 +240,7 @@ func eachSubschema(s *jsonschema.Schema, f func(*jsonschema.Schema)) {
 // and unknown keywords (Extra) included, leaves the verdict to google.
 func implemented(field string) bool {
 	switch field {
-	case "ID", "Schema", "Ref", "Comment", "Defs", "Definitions", // (ID and Schema: see decides)
+	case "ID", "Schema", "Ref", "Anchor", "DynamicAnchor", "Comment", "Defs", "Definitions", // (Schema: see decides)
 		"Title", "Description", "Default", "Deprecated", "ReadOnly", "WriteOnly", "Examples",
 		"ContentEncoding", "ContentMediaType", "ContentSchema", "Format",
 		"Type", "Types", "Enum", "Const",
