@@ -230,7 +230,7 @@ func TestDeepArgumentsAgainstRecursiveSchemas(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if google := strings.Contains(tc.schema, "$id") || strings.Contains(tc.name, "google"); tool.decides == google {
+			if google := strings.Contains(tc.name, "google") || strings.Contains(tc.name, "dynamic"); tool.decides == google {
 				t.Fatalf("the compiled checker decides: %v", tool.decides)
 			}
 			args := deepValue(tc.depth)
