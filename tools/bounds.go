@@ -26,9 +26,29 @@ const (
 	// references and applicators alone goes deeper is refused when the tool
 	// is built; a call whose arguments nest deeply enough to go deeper (against
 	// a recursive schema, say) fails before anything is checked, with the
-	// text [TooDeepText].
+	// text [CheckLimitText].
 	MaxCheckDepth = 1000
+
+	// MaxCheckSteps bounds how many times one check may apply a schema to
+	// a part of the value, counted before the check as if every reference
+	// and applicator applied (anyOf and oneOf members count twice:
+	// coercion tries a member, then checks it). A schema in which some
+	// schema alone would apply more (references that fan out and join
+	// again, level after level) is refused when the tool is built; a call
+	// whose arguments would take more fails before anything is checked,
+	// with the text [CheckLimitText]. Schemas that apply at most a few
+	// schemas to each part of any value are never counted: their checks
+	// cost time linear in the arguments.
+	MaxCheckSteps = 1_000_000
 )
+
+// stepsFree is how many schemas a schema may apply to each part of a value
+// for its checks to go uncounted (see MaxCheckSteps).
+const stepsFree = 8
+
+// errSchemaTooCostly refuses a schema that applies more than
+// MaxCheckSteps schemas to every value.
+var errSchemaTooCostly = fmt.Errorf("checking any value against the schema would apply more than %d schemas", MaxCheckSteps)
 
 // errSchemaTooDeep refuses a schema that goes deeper than MaxCheckDepth
 // for every value.

@@ -88,6 +88,9 @@ func TestHostileSchemasRefused(t *testing.T) {
 		{"a chain of 5,000 URIs", defsChain(5000, byURI), errSchemaTooDeep},
 		{"9,000 nested not", nested("not", 9000), errSchemaTooDeep},
 		{"4,000 nested allOf", nested("allOf", 4000), errSchemaTooDeep},
+		{"references that double 30 times", doubling(30), errSchemaTooCostly},
+		{"12 nested anyOf of two", nestedPairs("anyOf", 12), errSchemaTooCostly},
+		{"12 nested oneOf of two", nestedPairs("oneOf", 12), errSchemaTooCostly},
 		{"100,000 nested items (the text)", nested("items", 100_000), nil},
 		{"100,000 nested not (the text)", nested("not", 100_000), nil},
 	} {
@@ -105,6 +108,28 @@ func TestHostileSchemasRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// doubling is an object schema whose property p refers to the first of n
+// definitions, each applying the next twice: 2^n schemas for one value.
+func doubling(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{"p":{"$ref":"#/$defs/a0"}},"$defs":{`)
+	for i := range n {
+		fmt.Fprintf(&b, `"a%d":{"allOf":[{"$ref":"#/$defs/a%d"},{"$ref":"#/$defs/a%d"}]},`, i, i+1, i+1)
+	}
+	fmt.Fprintf(&b, `"a%d":{"type":"integer"}}}`, n)
+	return b.String()
+}
+
+// nestedPairs is an object schema whose property p is n levels of kw, each
+// holding two copies of the next (its text doubles with every level).
+func nestedPairs(kw string, n int) string {
+	s := `{"type":"integer"}`
+	for range n {
+		s = `{"` + kw + `":[` + s + `,` + s + `]}`
+	}
+	return `{"type":"object","properties":{"p":` + s + `}}`
 }
 
 // TestRemoteReferenceNeverFetched: a reference to a schema outside the
@@ -197,7 +222,7 @@ func deepValue(n int) map[string]any {
 // TestDeepArgumentsAgainstRecursiveSchemas: a schema that legitimately
 // descends into the value, through references, checks arguments up to the
 // depth MaxCheckDepth allows; deeper arguments fail the call with
-// TooDeepText (or, past MaxArgumentDepth, the validation listing), never
+// CheckLimitText (or, past MaxArgumentDepth, the validation listing), never
 // the process. The compiled checker and google/jsonschema-go (which
 // decides when the schema has a keyword the checker leaves to it) get the
 // same bound.
@@ -214,16 +239,19 @@ func TestDeepArgumentsAgainstRecursiveSchemas(t *testing.T) {
 		{"plain recursion, 100,000 deep", `{"type":"object","properties":{"c":{"$ref":"#"}}}`, 100_000, tooDeep},
 		{"items recursion, 5,000 deep", `{"type":"object","properties":{"c":{"type":"array","items":{"$ref":"#/properties/c"}}}}`, 5000, tooDeep},
 		{"chains of 20, 40 deep", recursiveChain(20, ""), 40, ""},
-		{"chains of 20, 60 deep", recursiveChain(20, ""), 60, TooDeepText},
-		{"chains of 20, 100 deep", recursiveChain(20, ""), 100, TooDeepText},
+		{"chains of 20, 60 deep", recursiveChain(20, ""), 60, CheckLimitText},
+		{"chains of 20, 100 deep", recursiveChain(20, ""), 100, CheckLimitText},
 		{"chains of 20, 200 deep", recursiveChain(20, ""), 200, tooDeep},
 		{"google decides, 40 deep", recursiveChain(20, "google"), 40, ""},
-		{"google decides, 60 deep", recursiveChain(20, "google"), 60, TooDeepText},
-		{"dynamic, 60 deep", recursiveChain(20, "dynamic"), 60, TooDeepText},
+		{"google decides, 60 deep", recursiveChain(20, "google"), 60, CheckLimitText},
+		{"dynamic, 60 deep", recursiveChain(20, "dynamic"), 60, CheckLimitText},
 		{"pointer chains of 10, 30 deep", pointerRecursion(10), 30, ""},
-		{"pointer chains of 10, 90 deep", pointerRecursion(10), 90, TooDeepText},
+		{"pointer chains of 10, 90 deep", pointerRecursion(10), 90, CheckLimitText},
+		{"two ways at every level, 5 deep", `{"type":"object","properties":{"c":{"anyOf":[{"$ref":"#"},{"$ref":"#"}]}}}`, 5, ""},
+		{"two ways at every level, 40 deep", `{"type":"object","properties":{"c":{"anyOf":[{"$ref":"#"},{"$ref":"#"}]}}}`, 40, CheckLimitText},
+		{"google decides two ways, 40 deep", `{"type":"object","unevaluatedProperties":false,"properties":{"c":{"allOf":[{"$ref":"#"},{"$ref":"#"}]}}}`, 40, CheckLimitText},
 		{"chains of 900, 1 deep", recursiveChain(900, ""), 1, ""},
-		{"chains of 900, 2 deep", recursiveChain(900, ""), 2, TooDeepText},
+		{"chains of 900, 2 deep", recursiveChain(900, ""), 2, CheckLimitText},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tool, err := NewJSON(Config{Name: "deep"}, json.RawMessage(tc.schema), noop)
@@ -241,8 +269,8 @@ func TestDeepArgumentsAgainstRecursiveSchemas(t *testing.T) {
 			case tc.want == "":
 			case err == nil:
 				t.Fatal("passed")
-			case tc.want == TooDeepText && err.Error() != TooDeepText:
-				t.Fatalf("error %q, want %q", err, TooDeepText)
+			case tc.want == CheckLimitText && err.Error() != CheckLimitText:
+				t.Fatalf("error %q, want %q", err, CheckLimitText)
 			case !strings.Contains(err.Error(), tc.want):
 				t.Fatalf("error %q, want %q", err, tc.want)
 			}
@@ -250,10 +278,10 @@ func TestDeepArgumentsAgainstRecursiveSchemas(t *testing.T) {
 	}
 }
 
-// TestTooDeepText is the text the model reads, word for word.
-func TestTooDeepText(t *testing.T) {
-	const want = "The tool call was not executed: its arguments nest too deeply to be checked against the tool's schema. Send arguments that nest less deeply."
-	if TooDeepText != want || errTooDeep.Error() != want {
-		t.Fatalf("TooDeepText = %q", TooDeepText)
+// TestCheckLimitText is the text the model reads, word for word.
+func TestCheckLimitText(t *testing.T) {
+	const want = "The tool call was not executed: its arguments nest too deeply, or are too large, to be checked against the tool's schema. Send smaller, less deeply nested arguments."
+	if CheckLimitText != want || errCheckLimit.Error() != want {
+		t.Fatalf("CheckLimitText = %q", CheckLimitText)
 	}
 }

@@ -146,7 +146,7 @@ func FuzzSchemaRefs(f *testing.F) {
 				deep = map[string]any{[]string{"p", "q", "x"}[i%3]: deep}
 			}
 		}
-		if _, err := tool.Check(deep.(map[string]any)); err != nil && err.Error() != TooDeepText {
+		if _, err := tool.Check(deep.(map[string]any)); err != nil && err.Error() != CheckLimitText {
 			if _, ok := err.(*ValidationError); !ok {
 				t.Fatalf("schema %s\ndeep value: %v", text, err)
 			}

@@ -23,7 +23,9 @@ type schemaGraph struct {
 	// same lists, for each schema, the schemas applied to the very value
 	// it is applied to: $ref and $dynamicRef (every schema they may
 	// reach), allOf, anyOf, oneOf, not, if, then, else, dependentSchemas
-	// and draft-07's schema dependencies.
+	// and draft-07's schema dependencies. The members of anyOf and oneOf
+	// are listed twice (coercion tries a member, then checks it), which
+	// counts steps right and changes no depth.
 	same [][]int
 	// below lists the schemas applied to parts of the value (items,
 	// properties, property names, ...).
@@ -58,11 +60,12 @@ func analyze(root *jsonschema.Schema) (*schemaGraph, error) {
 	type field struct {
 		index []int
 		same  bool
+		twice bool // anyOf, oneOf: coercion tries a member, then checks it
 	}
 	var fields []field
 	for _, sf := range fieldsOfSchema.sub {
 		if sf.name != "Defs" && sf.name != "Definitions" { // not applied to anything
-			fields = append(fields, field{sf.index, sameValueField(sf.name)})
+			fields = append(fields, field{sf.index, sameValueField(sf.name), sf.name == "AnyOf" || sf.name == "OneOf"})
 		}
 	}
 	for i, s := range x.all {
@@ -81,6 +84,9 @@ func analyze(root *jsonschema.Schema) (*schemaGraph, error) {
 			case []*jsonschema.Schema:
 				for _, e := range c {
 					*edges = append(*edges, x.at[e])
+					if f.twice {
+						*edges = append(*edges, x.at[e])
+					}
 				}
 			case map[string]*jsonschema.Schema:
 				for _, e := range c {
@@ -211,6 +217,66 @@ var fieldsOfSchema = func() schemaFields {
 	}
 	return f
 }()
+
+// checkSteps returns, for k = 0 ... depth, how many times a check may
+// apply a schema to one part of a value k levels deep: the paths from the
+// root that descend k times, each count at most MaxCheckSteps+1; or nil
+// when no count exceeds stepsFree (checks then cost time linear in the
+// arguments, and are not counted). A schema that alone applies more than
+// MaxCheckSteps schemas to a value is refused with errSchemaTooCostly.
+// Like argumentDepth, it counts layer by layer, without recursion.
+func (g *schemaGraph) checkSteps(depth int) ([]int, error) {
+	n := len(g.same)
+	sat := func(a, b int) int { return min(a+b, MaxCheckSteps+1) }
+	// From each schema, the schemas it applies to its own value.
+	local := make([]int, n)
+	for k := n - 1; k >= 0; k-- {
+		i := g.order[k]
+		local[i] = 1
+		for _, j := range g.same[i] {
+			local[i] = sat(local[i], local[j])
+		}
+		if local[i] > MaxCheckSteps {
+			return nil, errSchemaTooCostly
+		}
+	}
+	// From the root, layer by layer.
+	steps := make([]int, depth+1)
+	prev, cur := make([]int, n), make([]int, n)
+	free := true
+	for d := 0; d <= depth; d++ {
+		clear(cur)
+		if d == 0 {
+			cur[0] = 1
+		}
+		for i, es := range g.below {
+			if prev[i] > 0 {
+				for _, j := range es {
+					cur[j] = sat(cur[j], prev[i])
+				}
+			}
+		}
+		for _, i := range g.order {
+			if cur[i] > 0 {
+				for _, j := range g.same[i] {
+					cur[j] = sat(cur[j], cur[i])
+				}
+			}
+		}
+		for _, c := range cur {
+			steps[d] = sat(steps[d], c)
+		}
+		free = free && steps[d] <= stepsFree
+		if steps[d] == 0 {
+			break // nothing applies deeper
+		}
+		prev, cur = cur, prev
+	}
+	if free {
+		return nil, nil
+	}
+	return steps, nil
+}
 
 // eachSubschema calls f for every schema directly inside s.
 func eachSubschema(s *jsonschema.Schema, f func(*jsonschema.Schema)) {

@@ -98,8 +98,9 @@ type Tool struct {
 	params   json.RawMessage
 	resolved *jsonschema.Resolved
 	root     *node
-	decides  bool // root.valid is the verdict; see Tool.valid
-	argDepth int  // how deeply arguments may nest; see MaxCheckDepth
+	decides  bool  // root.valid is the verdict; see Tool.valid
+	argDepth int   // how deeply arguments may nest; see MaxCheckDepth
+	steps    []int // schemas applied at each level of the value, or nil; see MaxCheckSteps
 	// bind turns checked arguments into the value run takes; run calls the
 	// body with it.
 	bind func(args any) (any, error)
@@ -251,6 +252,10 @@ func compileTool(s *jsonschema.Schema, params json.RawMessage) (*Tool, error) {
 	if err != nil {
 		return nil, err
 	}
+	steps, err := g.checkSteps(argDepth)
+	if err != nil {
+		return nil, err
+	}
 	compiled := true
 	root, err := compileSchema(g)
 	if err != nil {
@@ -261,7 +266,7 @@ func compileTool(s *jsonschema.Schema, params json.RawMessage) (*Tool, error) {
 			return nil, err
 		}
 	}
-	return &Tool{params: params, resolved: resolved, root: root, decides: compiled && decides(root), argDepth: argDepth}, nil
+	return &Tool{params: params, resolved: resolved, root: root, decides: compiled && decides(root), argDepth: argDepth, steps: steps}, nil
 }
 
 // Name returns the name the model calls the tool by.

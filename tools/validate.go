@@ -12,15 +12,17 @@ import (
 // reference (TypeBox stops at eight); Violations keeps all of them.
 const maxListed = 8
 
-// TooDeepText is the error text, and what the model reads, when a call's
-// arguments nest so deeply that checking them against the tool's schema
-// would apply more than [MaxCheckDepth] schemas one within another (a
+// CheckLimitText is the error text, and what the model reads, when
+// checking a call's arguments against the tool's schema would go past the
+// check's bounds: more than [MaxCheckDepth] schemas one within another (a
 // recursive schema whose every level goes through a chain of references,
-// say). The call is refused before anything is checked.
-const TooDeepText = "The tool call was not executed: its arguments nest too deeply to be checked against the tool's schema. Send arguments that nest less deeply."
+// say), or more than [MaxCheckSteps] schemas applied in all (a schema
+// whose references multiply at every level). The call is refused before
+// anything is checked.
+const CheckLimitText = "The tool call was not executed: its arguments nest too deeply, or are too large, to be checked against the tool's schema. Send smaller, less deeply nested arguments."
 
-// errTooDeep is the error whose text is TooDeepText.
-var errTooDeep = errors.New(TooDeepText)
+// errCheckLimit is the error whose text is CheckLimitText.
+var errCheckLimit = errors.New(CheckLimitText)
 
 // ValidationError reports arguments that do not fit a tool's schema. Its
 // Error text is what the model sees.
@@ -80,8 +82,8 @@ func (t *Tool) validate(args any) (any, error) {
 				{Path: "root", Message: "must not nest objects and arrays more than " + itoa(MaxArgumentDepth) + " levels deep"}}}
 		}
 	}
-	if t.argDepth < MaxArgumentDepth && !isNormal(v, t.argDepth) {
-		return nil, errTooDeep
+	if t.argDepth < MaxArgumentDepth && !isNormal(v, t.argDepth) || t.steps != nil && !withinSteps(v, t.steps) {
+		return nil, errCheckLimit
 	}
 	v, _ = coerce(v, t.root)
 	if t.valid(v) {

@@ -99,6 +99,35 @@ func isNormal(v any, budget int) bool {
 	return false
 }
 
+// withinSteps reports whether checking v applies at most MaxCheckSteps
+// schemas, when steps[k] are applied to each part of v k levels deep (v
+// nests no deeper than steps has levels).
+func withinSteps(v any, steps []int) bool {
+	total := 0
+	var walk func(v any, k int) bool
+	walk = func(v any, k int) bool {
+		if total += steps[k]; total > MaxCheckSteps {
+			return false
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			for _, e := range x {
+				if !walk(e, k+1) {
+					return false
+				}
+			}
+		case []any:
+			for _, e := range x {
+				if !walk(e, k+1) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return walk(v, 0)
+}
+
 func allNormal(values iter.Seq[any], budget int) bool {
 	for e := range values {
 		if !isNormal(e, budget) {
