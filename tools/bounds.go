@@ -48,8 +48,8 @@ const stepsFree = 8
 
 // errSchemaTooCostly refuses a schema that applies more than
 // MaxCheckSteps schemas to every value.
-var errSchemaTooCostly = fmt.Errorf("checking any value against the schema would apply more than %d schemas", MaxCheckSteps)
+var errSchemaTooCostly = fmt.Errorf("checking a value against the schema could apply more than %d schemas", MaxCheckSteps)
 
 // errSchemaTooDeep refuses a schema that goes deeper than MaxCheckDepth
 // for every value.
-var errSchemaTooDeep = fmt.Errorf("checking any value against the schema would apply more than %d schemas one within another", MaxCheckDepth)
+var errSchemaTooDeep = fmt.Errorf("checking a value against the schema could apply more than %d schemas one within another", MaxCheckDepth)
