@@ -196,6 +196,9 @@ type schemaFields struct {
 	sub []subField
 	// byName finds a field by its keyword's JSON name.
 	byName map[string][]int
+	// unimplemented are the fields of keywords the compiled checker does
+	// not implement (see implemented).
+	unimplemented [][]int
 }
 
 type subField struct {
@@ -213,6 +216,9 @@ var fieldsOfSchema = func() schemaFields {
 		}
 		if n, _, _ := strings.Cut(sf.Tag.Get("json"), ","); n != "" && n != "-" {
 			f.byName[n] = sf.Index
+		}
+		if !implemented(sf.Name) {
+			f.unimplemented = append(f.unimplemented, sf.Index)
 		}
 	}
 	return f
@@ -324,8 +330,8 @@ func implemented(field string) bool {
 // usesOnlyImplemented reports whether s sets no field outside implemented.
 func usesOnlyImplemented(s *jsonschema.Schema) bool {
 	v := reflect.ValueOf(s).Elem()
-	for _, sf := range reflect.VisibleFields(v.Type()) {
-		if !implemented(sf.Name) && !v.FieldByIndex(sf.Index).IsZero() {
+	for _, index := range fieldsOfSchema.unimplemented {
+		if !v.FieldByIndex(index).IsZero() {
 			return false
 		}
 	}
