@@ -285,3 +285,19 @@ func TestCheckLimitText(t *testing.T) {
 		t.Fatalf("CheckLimitText = %q", CheckLimitText)
 	}
 }
+
+// TestDeepArgumentsBeforeTheShim: arguments nested past MaxArgumentDepth
+// are refused before PrepareArguments gets its copy of them, which is
+// never made.
+func TestDeepArgumentsBeforeTheShim(t *testing.T) {
+	called := false
+	tool := Must(NewJSON(Config{Name: "shim", PrepareArguments: func(m map[string]any) (map[string]any, error) {
+		called = true
+		return m, nil
+	}}, json.RawMessage(`{"type":"object"}`), noop))
+	_, err := tool.Check(deepValue(1_000_000))
+	var ve *ValidationError
+	if !errors.As(err, &ve) || !strings.Contains(err.Error(), "must not nest objects and arrays more than 100 levels deep") || called {
+		t.Fatalf("error %v; shim called: %v", err, called)
+	}
+}

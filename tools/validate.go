@@ -78,8 +78,7 @@ func (t *Tool) validate(args any) (any, error) {
 	if !isNormal(args, MaxArgumentDepth) {
 		var ok bool
 		if v, ok = cloneDepth(args, MaxArgumentDepth); !ok {
-			return nil, &ValidationError{Tool: t.cfg.Name, Received: args, Violations: []Violation{
-				{Path: "root", Message: "must not nest objects and arrays more than " + itoa(MaxArgumentDepth) + " levels deep"}}}
+			return nil, t.nestedTooDeep(args)
 		}
 	}
 	if t.argDepth < MaxArgumentDepth && !isNormal(v, t.argDepth) || t.steps != nil && !withinSteps(v, t.steps) {
@@ -90,6 +89,12 @@ func (t *Tool) validate(args any) (any, error) {
 		return v, nil
 	}
 	return nil, &ValidationError{Tool: t.cfg.Name, Violations: t.root.violations(v), Received: args, Cause: t.googleValidate(v)}
+}
+
+// nestedTooDeep refuses arguments nested more than MaxArgumentDepth deep.
+func (t *Tool) nestedTooDeep(args any) error {
+	return &ValidationError{Tool: t.cfg.Name, Received: args, Violations: []Violation{
+		{Path: "root", Message: "must not nest objects and arrays more than " + itoa(MaxArgumentDepth) + " levels deep"}}}
 }
 
 // googleValidate is google/jsonschema-go's verdict on a coerced value; a
@@ -128,7 +133,11 @@ func (t *Tool) prepare(raw map[string]any) (args any, err error) {
 				args, err = nil, fmt.Errorf("panic: %v", r)
 			}
 		}()
-		m, _ := clone(raw).(map[string]any)
+		c, ok := cloneDepth(raw, MaxArgumentDepth)
+		if !ok {
+			return nil, t.nestedTooDeep(raw)
+		}
+		m, _ := c.(map[string]any)
 		if m, err = t.cfg.PrepareArguments(m); err != nil {
 			return nil, err
 		}
