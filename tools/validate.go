@@ -3,7 +3,6 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -21,8 +20,14 @@ const maxListed = 8
 // anything is checked.
 const CheckLimitText = "The tool call was not executed: its arguments nest too deeply, or are too large, to be checked against the tool's schema. Send smaller, less deeply nested arguments."
 
-// errCheckLimit is the error whose text is CheckLimitText.
-var errCheckLimit = errors.New(CheckLimitText)
+// checkLimit is the error whose text is CheckLimitText: a text the model
+// reads, not a Go error string.
+type checkLimit struct{}
+
+func (checkLimit) Error() string { return CheckLimitText }
+
+// errCheckLimit refuses a call past the check's bounds.
+var errCheckLimit error = checkLimit{}
 
 // ValidationError reports arguments that do not fit a tool's schema. Its
 // Error text is what the model sees.
