@@ -64,9 +64,11 @@ func analyze(root *jsonschema.Schema) (*schemaGraph, error) {
 	}
 	var fields []field
 	for _, sf := range fieldsOfSchema.sub {
-		if sf.name != "Defs" && sf.name != "Definitions" { // not applied to anything
-			fields = append(fields, field{sf.index, sameValueField(sf.name), sf.name == "AnyOf" || sf.name == "OneOf"})
+		switch sf.name {
+		case "Defs", "Definitions", "ContentSchema": // not applied to the value
+			continue
 		}
+		fields = append(fields, field{sf.index, sameValueField(sf.name), sf.name == "AnyOf" || sf.name == "OneOf"})
 	}
 	for i, s := range x.all {
 		g.ref[i] = -1
