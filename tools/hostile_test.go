@@ -303,3 +303,54 @@ func TestDeepArgumentsBeforeTheShim(t *testing.T) {
 		t.Fatalf("error %v; shim called: %v", err, called)
 	}
 }
+
+// TestLegitimateReferenceForms: schemas that name their parts in every
+// form are resolved as google/jsonschema-go resolves them: the compiled
+// checker decides, coercion follows the reference, and every verdict is
+// google's.
+func TestLegitimateReferenceForms(t *testing.T) {
+	for _, tc := range []struct {
+		name, schema string
+		valid, invalid []string // values of p
+	}{
+		{"relative $id", `{"type":"object","properties":{"p":{"$ref":"http://e.com/s/a.json"}},"$defs":{"r":{"$id":"http://e.com/s/","$defs":{"a":{"$id":"a.json","$ref":"b.json"},"b":{"$id":"b.json","type":"integer","minimum":3}}}}}`,
+			[]string{`3`, `"7"`}, []string{`2`, `"x"`, `3.5`}},
+		{"$anchor", `{"type":"object","properties":{"p":{"$ref":"#pos"}},"$defs":{"x":{"$anchor":"pos","type":"number","exclusiveMinimum":0}}}`,
+			[]string{`1`, `"0.5"`}, []string{`0`, `"a"`}},
+		{"anchor in an $id", `{"type":"object","properties":{"p":{"$ref":"urn:r#a"}},"$defs":{"r":{"$id":"urn:r","$defs":{"x":{"$anchor":"a","type":"boolean"}}}}}`,
+			[]string{`true`, `"false"`}, []string{`"yes"`, `2`}},
+		{"percent-escaped pointer", `{"type":"object","properties":{"p":{"$ref":"#/$defs/a%20b"}},"$defs":{"a b":{"type":"string","minLength":2}}}`,
+			[]string{`"ab"`, `12`}, []string{`"a"`, `{}`}},
+		{"~0 and ~1", `{"type":"object","properties":{"p":{"$ref":"#/$defs/x~1y~0z"}},"$defs":{"x/y~z":{"enum":[1,2]}}}`,
+			[]string{`1`, `2`}, []string{`3`, `"1"`}},
+		{"draft-07 definitions", `{"type":"object","properties":{"p":{"$ref":"#/definitions/n"}},"definitions":{"n":{"type":"array","items":{"$ref":"#/definitions/m"}},"m":{"type":"integer"}}}`,
+			[]string{`[]`, `[1,"2"]`}, []string{`[1.5]`, `1`}},
+		{"recursion through the root", `{"type":"object","properties":{"p":{"anyOf":[{"type":"integer"},{"$ref":"#"}]}}}`,
+			[]string{`1`, `{"p":{"p":2}}`}, []string{`"x"`, `{"p":[]}`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tool, err := NewJSON(Config{Name: "t"}, json.RawMessage(tc.schema), noop)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tool.decides {
+				t.Fatal("the compiled checker does not decide")
+			}
+			for i, raw := range append(tc.valid, tc.invalid...) {
+				var p any
+				if err := json.Unmarshal([]byte(raw), &p); err != nil {
+					t.Fatal(err)
+				}
+				args := map[string]any{"p": p}
+				_, err := tool.Check(args)
+				if want := i < len(tc.valid); (err == nil) != want {
+					t.Errorf("p = %s: check error %v, want valid=%v", raw, err, want)
+				}
+				c, _ := coerce(clone(args), tool.root)
+				if ours, google := tool.root.valid(c), tool.googleValidate(c); ours != (google == nil) {
+					t.Errorf("p = %s (coerced %v): checker says %v, google %v", raw, c, ours, google)
+				}
+			}
+		})
+	}
+}
