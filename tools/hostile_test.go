@@ -310,7 +310,7 @@ func TestDeepArgumentsBeforeTheShim(t *testing.T) {
 // google's.
 func TestLegitimateReferenceForms(t *testing.T) {
 	for _, tc := range []struct {
-		name, schema string
+		name, schema   string
 		valid, invalid []string // values of p
 	}{
 		{"relative $id", `{"type":"object","properties":{"p":{"$ref":"http://e.com/s/a.json"}},"$defs":{"r":{"$id":"http://e.com/s/","$defs":{"a":{"$id":"a.json","$ref":"b.json"},"b":{"$id":"b.json","type":"integer","minimum":3}}}}}`,
