@@ -23,8 +23,9 @@ const (
 	// applicator entered (allOf, anyOf, oneOf, not, if/then/else,
 	// dependentSchemas) and every level of the value descended into
 	// (properties, items, ...) counts one. A schema in which some chain of
-	// references and applicators alone goes deeper is refused when the tool
-	// is built; a call whose arguments nest deeply enough to go deeper (against
+	// references and applicators alone goes deeper, or that could not check
+	// even arguments with one property, is refused when the tool is built;
+	// a call whose arguments nest deeply enough to go deeper (against
 	// a recursive schema, say) fails before anything is checked, with the
 	// text [CheckLimitText].
 	MaxCheckDepth = 1000

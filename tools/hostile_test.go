@@ -87,6 +87,7 @@ func TestHostileSchemasRefused(t *testing.T) {
 		{"a chain of 5,000 pointers", defsChain(5000, byPointer), errSchemaTooDeep},
 		{"a chain of 5,000 URIs", defsChain(5000, byURI), errSchemaTooDeep},
 		{"9,000 nested not", nested("not", 9000), errSchemaTooDeep},
+		{"two chains of 600, one below the other", twoChains(600), errSchemaTooDeep},
 		{"4,000 nested allOf", nested("allOf", 4000), errSchemaTooDeep},
 		{"references that double 30 times", doubling(30), errSchemaTooCostly},
 		{"12 nested anyOf of two", nestedPairs("anyOf", 12), errSchemaTooCostly},
@@ -108,6 +109,19 @@ func TestHostileSchemasRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// twoChains is an object schema that applies a chain of n references to
+// its own value, whose last schema applies another chain of n to the value
+// of its property p: no value with a property could be checked.
+func twoChains(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"type":"object","allOf":[{"$ref":"#/$defs/b0"}],"$defs":{`)
+	for i := range n {
+		fmt.Fprintf(&b, `"a%d":{"$ref":"#/$defs/a%d"},"b%d":{"$ref":"#/$defs/b%d"},`, i, i+1, i, i+1)
+	}
+	fmt.Fprintf(&b, `"a%d":{},"b%d":{"properties":{"p":{"$ref":"#/$defs/a0"}}}}}`, n, n)
+	return b.String()
 }
 
 // doubling is an object schema whose property p refers to the first of n

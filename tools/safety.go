@@ -154,7 +154,8 @@ func topoOrder(edges [][]int) []int {
 // MaxCheckDepth schemas one within another (every edge of the graph
 // counts one; an edge below consumes a level of the value). A schema with
 // a schema anywhere that exceeds the bound even for a value without
-// nesting (a chain of references too long for any value) is refused with
+// nesting (a chain of references too long for any value), or whose root
+// could not check arguments one level deep, is refused with
 // errSchemaTooDeep.
 //
 // The paths are counted layer by layer, d = 0, 1, ..., each layer from the
@@ -179,6 +180,8 @@ func (g *schemaGraph) argumentDepth() (int, error) {
 		}
 		switch {
 		case d == 0 && slices.Max(cur) > MaxCheckDepth:
+			return 0, errSchemaTooDeep
+		case cur[0] > MaxCheckDepth && d == 1: // not even {"p": 1} could be checked
 			return 0, errSchemaTooDeep
 		case cur[0] > MaxCheckDepth:
 			return d - 1, nil
