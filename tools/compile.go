@@ -1,13 +1,12 @@
 package tools
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -47,33 +46,40 @@ type node struct {
 // value against it would never end.
 var errRefCycle = errors.New("schema has a $ref cycle that never descends into the value")
 
+// compiler fills in the nodes of a document's schemas, one node per
+// schema of its index, linking them by number: nothing recurses, however
+// long the document's chains of references.
 type compiler struct {
-	root  *jsonschema.Schema
-	nodes map[*jsonschema.Schema]*node
+	g     *schemaGraph
+	nodes []*node
 }
 
-// compileSchema compiles root and everything it references.
-func compileSchema(root *jsonschema.Schema) (*node, error) {
-	c := &compiler{root: root, nodes: map[*jsonschema.Schema]*node{}}
-	n, err := c.compile(root)
-	if err != nil {
-		return nil, err
+// compileSchema compiles the schemas of g; the root's node comes first. A
+// $ref that google/jsonschema-go may resolve to either of two schemas
+// (their URI is defined twice) is not compiled.
+func compileSchema(g *schemaGraph) (*node, error) {
+	c := &compiler{g: g, nodes: make([]*node, len(g.x.all))}
+	for i, s := range g.x.all {
+		c.nodes[i] = &node{s: s}
 	}
-	if hasLoop(n) {
-		return nil, errRefCycle
+	for i, n := range c.nodes {
+		if err := c.fill(i, n); err != nil {
+			return nil, err
+		}
 	}
-	return n, nil
+	return c.nodes[0], nil
 }
 
-func (c *compiler) compile(s *jsonschema.Schema) (*node, error) {
+// node returns the node of a schema of the document, or nil.
+func (c *compiler) node(s *jsonschema.Schema) *node {
 	if s == nil {
-		return nil, nil
+		return nil
 	}
-	if n, ok := c.nodes[s]; ok {
-		return n, nil
-	}
-	n := &node{s: s}
-	c.nodes[s] = n
+	return c.nodes[c.g.x.at[s]]
+}
+
+func (c *compiler) fill(i int, n *node) error {
+	s := n.s
 	switch {
 	case s.Type != "":
 		n.types = []string{s.Type}
@@ -81,23 +87,18 @@ func (c *compiler) compile(s *jsonschema.Schema) (*node, error) {
 		n.types = s.Types
 	}
 	n.typeSet = typesOf(n.types)
-	var err error
 	if s.Ref != "" {
-		target, rerr := c.lookup(s.Ref)
-		if rerr != nil {
-			return nil, rerr
+		t := c.g.ref[i]
+		if t < 0 {
+			return fmt.Errorf("$ref %q: more than one schema has its URI", s.Ref)
 		}
-		if n.ref, err = c.compile(target); err != nil {
-			return nil, err
-		}
+		n.ref = c.nodes[t]
 	}
 	if len(s.Properties) > 0 {
 		n.props = make(map[string]*node, len(s.Properties))
 		n.keys = orderedKeys(s)
 		for k, p := range s.Properties {
-			if n.props[k], err = c.compile(p); err != nil {
-				return nil, err
-			}
+			n.props[k] = c.node(p)
 		}
 		n.propList = make([]*node, len(n.keys))
 		for i, k := range n.keys {
@@ -111,40 +112,23 @@ func (c *compiler) compile(s *jsonschema.Schema) (*node, error) {
 	if a := s.AdditionalProperties; a != nil {
 		if isFalse(a) {
 			n.addlNo = true
-		} else if n.addl, err = c.compile(a); err != nil {
-			return nil, err
+		} else {
+			n.addl = c.node(a)
 		}
 	}
+	var err error
 	if n.patterns, err = c.patterns(s.PatternProperties); err != nil {
-		return nil, err
+		return err
 	}
-	if n.items, err = c.compile(s.Items); err != nil {
-		return nil, err
-	}
+	n.items = c.node(s.Items)
 	prefix := s.PrefixItems
 	if len(prefix) == 0 {
 		prefix = s.ItemsArray
 	}
-	if n.prefix, err = c.list(prefix); err != nil {
-		return nil, err
-	}
-	if n.allOf, err = c.list(s.AllOf); err != nil {
-		return nil, err
-	}
-	if n.anyOf, err = c.list(s.AnyOf); err != nil {
-		return nil, err
-	}
-	if n.oneOf, err = c.list(s.OneOf); err != nil {
-		return nil, err
-	}
-	for _, sub := range []struct {
-		dst **node
-		src *jsonschema.Schema
-	}{{&n.not, s.Not}, {&n.cond, s.If}, {&n.then, s.Then}, {&n.els, s.Else}, {&n.contains, s.Contains}, {&n.names, s.PropertyNames}} {
-		if *sub.dst, err = c.compile(sub.src); err != nil {
-			return nil, err
-		}
-	}
+	n.prefix = c.list(prefix)
+	n.allOf, n.anyOf, n.oneOf = c.list(s.AllOf), c.list(s.AnyOf), c.list(s.OneOf)
+	n.not, n.cond, n.then, n.els = c.node(s.Not), c.node(s.If), c.node(s.Then), c.node(s.Else)
+	n.contains, n.names = c.node(s.Contains), c.node(s.PropertyNames)
 	if s.Enum != nil {
 		n.enum = make([]any, len(s.Enum))
 		for i, e := range s.Enum {
@@ -156,10 +140,10 @@ func (c *compiler) compile(s *jsonschema.Schema) (*node, error) {
 	}
 	if s.Pattern != "" {
 		if n.pattern, err = regexp.Compile(s.Pattern); err != nil {
-			return nil, fmt.Errorf("pattern %q: %w", s.Pattern, err)
+			return fmt.Errorf("pattern %q: %w", s.Pattern, err)
 		}
 	}
-	return n, nil
+	return nil
 }
 
 func (c *compiler) patterns(pp map[string]*jsonschema.Schema) (map[*regexp.Regexp]*node, error) {
@@ -172,68 +156,20 @@ func (c *compiler) patterns(pp map[string]*jsonschema.Schema) (map[*regexp.Regex
 		if err != nil {
 			return nil, fmt.Errorf("patternProperties %q: %w", pat, err)
 		}
-		if out[re], err = c.compile(ps); err != nil {
-			return nil, err
-		}
+		out[re] = c.node(ps)
 	}
 	return out, nil
 }
 
-func (c *compiler) list(ss []*jsonschema.Schema) ([]*node, error) {
+func (c *compiler) list(ss []*jsonschema.Schema) []*node {
 	if len(ss) == 0 {
-		return nil, nil
+		return nil
 	}
 	out := make([]*node, len(ss))
 	for i, s := range ss {
-		n, err := c.compile(s)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = n
+		out[i] = c.node(s)
 	}
-	return out, nil
-}
-
-// lookup resolves a local $ref: "#", "#/$defs/NAME", "#/definitions/NAME"
-// and JSON pointers through properties and items below them.
-func (c *compiler) lookup(ref string) (*jsonschema.Schema, error) {
-	if ref == "#" {
-		return c.root, nil
-	}
-	if !strings.HasPrefix(ref, "#/") {
-		return nil, fmt.Errorf("$ref %q: only local references (#/...) are supported", ref)
-	}
-	var cur any = c.root
-	for _, tok := range strings.Split(ref[2:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch x := cur.(type) {
-		case map[string]*jsonschema.Schema:
-			cur = x[tok]
-		case *jsonschema.Schema:
-			if x == nil {
-				return nil, fmt.Errorf("$ref %q: not found", ref)
-			}
-			switch tok {
-			case "$defs":
-				cur = x.Defs
-			case "definitions":
-				cur = x.Definitions
-			case "properties":
-				cur = x.Properties
-			case "items":
-				cur = x.Items
-			default:
-				return nil, fmt.Errorf("$ref %q: not found", ref)
-			}
-		default:
-			return nil, fmt.Errorf("$ref %q: not found", ref)
-		}
-	}
-	s, ok := cur.(*jsonschema.Schema)
-	if !ok || s == nil {
-		return nil, fmt.Errorf("$ref %q: not found", ref)
-	}
-	return s, nil
+	return out
 }
 
 // sameValue returns the subschemas that apply to the very value n applies
@@ -270,43 +206,16 @@ func reachable(root *node) []*node {
 	return out
 }
 
-// hasLoop reports whether some schema reaches itself through edges that
-// apply to the same value.
-func hasLoop(root *node) bool {
-	const (
-		unseen = iota
-		active
-		done
-	)
-	state := map[*node]int{}
-	var visit func(n *node) bool
-	visit = func(n *node) bool {
-		switch state[n] {
-		case active:
-			return true
-		case done:
-			return false
-		}
-		state[n] = active
-		for _, m := range n.sameValue() {
-			if m != nil && visit(m) {
-				return true
-			}
-		}
-		state[n] = done
+// isFalse reports whether s is the schema false (google/jsonschema-go
+// reads it as {"not": {}}), without writing s out: a chain of nested
+// additionalProperties would cost time quadratic in its length.
+func isFalse(s *jsonschema.Schema) bool {
+	if s.Not == nil || !reflect.ValueOf(*s.Not).IsZero() {
 		return false
 	}
-	for _, n := range reachable(root) {
-		if visit(n) {
-			return true
-		}
-	}
-	return false
-}
-
-func isFalse(s *jsonschema.Schema) bool {
-	b, err := json.Marshal(s)
-	return err == nil && (string(b) == "false" || string(b) == `{"not":{}}`)
+	rest := *s
+	rest.Not = nil
+	return reflect.ValueOf(rest).IsZero()
 }
 
 func orderedKeys(s *jsonschema.Schema) []string {
@@ -324,15 +233,15 @@ func orderedKeys(s *jsonschema.Schema) []string {
 // decides reports whether the compiled checker alone may decide validity
 // for this schema: true when every schema reachable from root uses only
 // keywords the checker implements with google/jsonschema-go's semantics
-// (an allow-list: see implemented), $id only at the root and $schema only
-// for draft 2020-12. Anything else is judged by google/jsonschema-go on
-// every call.
+// (an allow-list: see implemented; $id and anchors only name schemas, and
+// the compiled $refs were resolved by them as google resolves them) and
+// $schema only for draft 2020-12. Anything else ($dynamicRef, ...) is
+// judged by google/jsonschema-go on every call.
 func decides(root *node) bool {
 	for _, n := range reachable(root) {
 		s := n.s
 		switch {
 		case !usesOnlyImplemented(s),
-			s.ID != "" && n != root,
 			s.Schema != "" && s.Schema != "https://json-schema.org/draft/2020-12/schema":
 			return false
 		}

@@ -49,4 +49,21 @@
 // A schema that uses a keyword the checker does not implement (dynamic
 // references, unevaluatedProperties/Items, dependentSchemas, ...) is judged
 // by google/jsonschema-go on every call instead.
+//
+// # Bounds
+//
+// A schema may come from a server nobody vetted, so no schema and no
+// arguments may make a check run without end. When a tool is built, every
+// reference is resolved, in every form JSON Schema names a schema (JSON
+// pointers with their escapes, $id, $anchor, $dynamicRef, draft-07
+// definitions; remote schemas are never fetched), and the schema is
+// refused if validation could loop without descending into the value, or
+// go past the check's bounds whatever the value: [MaxSchemaDepth] (10,000)
+// levels of schema text, [MaxCheckDepth] (1,000) schemas applied one
+// within another, [MaxCheckSteps] (1,000,000) schemas applied in all.
+// Arguments nested more than [MaxArgumentDepth] (100) levels deep are
+// refused with a [ValidationError]; arguments that would take the check
+// past its bounds (a recursive schema with long chains of references at
+// every level, say) fail with [CheckLimitText], before anything is
+// checked.
 package tools

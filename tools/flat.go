@@ -66,7 +66,7 @@ func (t *Tool) prepareBound(raw map[string]any) (any, error) {
 
 // oneBind is the one-pass path when the tool allows it.
 func (t *Tool) oneBind(raw map[string]any) (any, bool) {
-	if t.flat == nil || t.cfg.PrepareArguments != nil || !t.decides {
+	if t.flat == nil || t.cfg.PrepareArguments != nil || !t.decides || t.steps != nil {
 		return nil, false
 	}
 	return t.bindFlat(raw)
@@ -84,7 +84,7 @@ func (t *Tool) bindFlat(raw map[string]any) (any, bool) {
 		if !ok {
 			continue
 		}
-		if !isNormal(v, maxDepth-1) {
+		if !isNormal(v, t.argDepth-1) {
 			return nil, false
 		}
 		if c, changed := coerce(v, n.propList[i]); changed {

@@ -86,7 +86,11 @@ func TestFlatOnlyForFlatSchemas(t *testing.T) {
 		t.Error("a map body is not a struct")
 	}
 	root := func(schema string) *node {
-		n, err := compileSchema(mustSchema(t, schema))
+		g, err := analyze(mustSchema(t, schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := compileSchema(g)
 		if err != nil {
 			t.Fatal(err)
 		}

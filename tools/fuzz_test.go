@@ -48,7 +48,7 @@ func FuzzValidate(f *testing.F) {
 				t.Fatalf("%s refused but no violation was listed: %v", raw, ve.Cause)
 			}
 		}
-		v, ok := cloneDepth(args, maxDepth)
+		v, ok := cloneDepth(args, MaxArgumentDepth)
 		if !ok {
 			return
 		}

@@ -117,7 +117,7 @@ func FuzzGeneratedSchemas(f *testing.F) {
 			if json.Unmarshal([]byte(raw), &v) != nil {
 				continue
 			}
-			c, ok := cloneDepth(v, maxDepth)
+			c, ok := cloneDepth(v, MaxArgumentDepth)
 			if !ok {
 				continue
 			}
@@ -127,7 +127,7 @@ func FuzzGeneratedSchemas(f *testing.F) {
 				t.Fatalf("schema %s\nvalue %s (coerced %v): checker says %v, google %v", text, raw, c, !google, google)
 			}
 			if _, err := tool.validate(v); err != nil {
-				if ve := err.(*ValidationError); len(ve.Violations) == 0 && tool.decides {
+				if ve, ok := err.(*ValidationError); ok && len(ve.Violations) == 0 && tool.decides {
 					t.Fatalf("schema %s\nvalue %s: refused with no violation listed", text, raw)
 				}
 			}

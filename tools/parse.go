@@ -81,12 +81,9 @@ type object struct {
 	vals map[string]any
 }
 
-// maxSchemaDepth bounds the nesting of a schema's text.
-const maxSchemaDepth = 10000
-
 func readValue(d *json.Decoder, depth int) (any, error) {
-	if depth > maxSchemaDepth {
-		return nil, fmt.Errorf("nested more than %d levels deep", maxSchemaDepth)
+	if depth > MaxSchemaDepth {
+		return nil, fmt.Errorf("nested more than %d levels deep", MaxSchemaDepth)
 	}
 	tok, err := d.Token()
 	if err != nil {

@@ -98,7 +98,9 @@ type Tool struct {
 	params   json.RawMessage
 	resolved *jsonschema.Resolved
 	root     *node
-	decides  bool // root.valid is the verdict; see Tool.valid
+	decides  bool  // root.valid is the verdict; see Tool.valid
+	argDepth int   // how deeply arguments may nest; see MaxCheckDepth
+	steps    []int // schemas applied at each level of the value, or nil; see MaxCheckSteps
 	// bind turns checked arguments into the value run takes; run calls the
 	// body with it.
 	bind func(args any) (any, error)
@@ -230,24 +232,33 @@ func buildWith(cfg Config, s *jsonschema.Schema, params json.RawMessage) (*Tool,
 }
 
 // compileTool compiles and resolves a schema into a tool without a body.
-// A schema google/jsonschema-go resolves but the compiled checker cannot
-// compile (anchors, references relative to a nested $id, ...) is judged by
-// google alone: its arguments are not coerced, and a refusal names google's
-// first violation. A schema whose validation could never end is refused.
+// google/jsonschema-go resolves it first (a reference to a remote schema
+// is refused: nothing is fetched); then its references are resolved again
+// here, into the graph that refuses a schema whose validation could never
+// end and measures how deeply arguments may nest (see MaxCheckDepth). A
+// schema the compiled checker cannot compile (a $ref to a URI defined
+// twice, ...) is judged by google alone: its arguments are not coerced,
+// and a refusal names google's first violation.
 func compileTool(s *jsonschema.Schema, params json.RawMessage) (*Tool, error) {
-	if loopsWithoutDescent(s) {
-		return nil, errRefCycle
-	}
 	resolved, err := s.Resolve(&jsonschema.ResolveOptions{})
 	if err != nil {
 		return nil, err
 	}
-	compiled := true
-	root, err := compileSchema(s)
+	g, err := analyze(s)
 	if err != nil {
-		if errors.Is(err, errRefCycle) {
-			return nil, err
-		}
+		return nil, err
+	}
+	argDepth, err := g.argumentDepth()
+	if err != nil {
+		return nil, err
+	}
+	steps, err := g.checkSteps(argDepth)
+	if err != nil {
+		return nil, err
+	}
+	compiled := true
+	root, err := compileSchema(g)
+	if err != nil {
 		compiled, root = false, &node{s: &jsonschema.Schema{}} // coerces nothing, lists nothing
 	}
 	if params == nil {
@@ -255,7 +266,7 @@ func compileTool(s *jsonschema.Schema, params json.RawMessage) (*Tool, error) {
 			return nil, err
 		}
 	}
-	return &Tool{params: params, resolved: resolved, root: root, decides: compiled && decides(root)}, nil
+	return &Tool{params: params, resolved: resolved, root: root, decides: compiled && decides(root), argDepth: argDepth, steps: steps}, nil
 }
 
 // Name returns the name the model calls the tool by.

@@ -11,6 +11,24 @@ import (
 // reference (TypeBox stops at eight); Violations keeps all of them.
 const maxListed = 8
 
+// CheckLimitText is the error text, and what the model reads, when
+// checking a call's arguments against the tool's schema would go past the
+// check's bounds: more than [MaxCheckDepth] schemas one within another (a
+// recursive schema whose every level goes through a chain of references,
+// say), or more than [MaxCheckSteps] schemas applied in all (a schema
+// whose references multiply at every level). The call is refused before
+// anything is checked.
+const CheckLimitText = "The tool call was not executed: its arguments nest too deeply, or are too large, to be checked against the tool's schema. Send smaller, less deeply nested arguments."
+
+// checkLimit is the error whose text is CheckLimitText: a text the model
+// reads, not a Go error string.
+type checkLimit struct{}
+
+func (checkLimit) Error() string { return CheckLimitText }
+
+// errCheckLimit refuses a call past the check's bounds.
+var errCheckLimit error = checkLimit{}
+
 // ValidationError reports arguments that do not fit a tool's schema. Its
 // Error text is what the model sees.
 type ValidationError struct {
@@ -47,8 +65,8 @@ func (e *ValidationError) Error() string {
 		fmt.Fprintf(&b, "  - %s: %s\n", v.Path, v.Message)
 	}
 	b.WriteString("\nReceived arguments:\n")
-	if _, ok := cloneDepth(e.Received, maxDepth+1); !ok { // its text would have no end
-		fmt.Fprintf(&b, "(nested more than %d levels deep; not shown)", maxDepth)
+	if _, ok := cloneDepth(e.Received, MaxArgumentDepth+1); !ok { // its text would have no end
+		fmt.Fprintf(&b, "(nested more than %d levels deep; not shown)", MaxArgumentDepth)
 	} else {
 		b.WriteString(indentJSON(e.Received))
 	}
@@ -62,18 +80,37 @@ func (e *ValidationError) Unwrap() error { return e.Cause }
 // with args whatever coercion did not change.
 func (t *Tool) validate(args any) (any, error) {
 	v := args
-	if !isNormal(args, maxDepth) {
+	if !isNormal(args, MaxArgumentDepth) {
 		var ok bool
-		if v, ok = cloneDepth(args, maxDepth); !ok {
-			return nil, &ValidationError{Tool: t.cfg.Name, Received: args, Violations: []Violation{
-				{Path: "root", Message: "must not nest objects and arrays more than " + itoa(maxDepth) + " levels deep"}}}
+		if v, ok = cloneDepth(args, MaxArgumentDepth); !ok {
+			return nil, t.nestedTooDeep(args)
 		}
+	}
+	if t.argDepth < MaxArgumentDepth && !isNormal(v, t.argDepth) || t.steps != nil && !withinSteps(v, t.steps) {
+		return nil, errCheckLimit
 	}
 	v, _ = coerce(v, t.root)
 	if t.valid(v) {
 		return v, nil
 	}
-	return nil, &ValidationError{Tool: t.cfg.Name, Violations: t.root.violations(v), Received: args, Cause: t.resolved.Validate(googleView(v))}
+	return nil, &ValidationError{Tool: t.cfg.Name, Violations: t.root.violations(v), Received: args, Cause: t.googleValidate(v)}
+}
+
+// nestedTooDeep refuses arguments nested more than MaxArgumentDepth deep.
+func (t *Tool) nestedTooDeep(args any) error {
+	return &ValidationError{Tool: t.cfg.Name, Received: args, Violations: []Violation{
+		{Path: "root", Message: "must not nest objects and arrays more than " + itoa(MaxArgumentDepth) + " levels deep"}}}
+}
+
+// googleValidate is google/jsonschema-go's verdict on a coerced value; a
+// panic in the validator is an error.
+func (t *Tool) googleValidate(v any) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("validator panic: %v", p)
+		}
+	}()
+	return t.resolved.Validate(googleView(v))
 }
 
 // valid decides whether a coerced value fits the schema. The compiled
@@ -85,7 +122,7 @@ func (t *Tool) valid(v any) bool {
 	if t.decides {
 		return t.root.valid(v)
 	}
-	return t.resolved.Validate(googleView(v)) == nil
+	return t.googleValidate(v) == nil
 }
 
 // prepare runs the argument pipeline for one call, up to the checked
@@ -101,7 +138,11 @@ func (t *Tool) prepare(raw map[string]any) (args any, err error) {
 				args, err = nil, fmt.Errorf("panic: %v", r)
 			}
 		}()
-		m, _ := clone(raw).(map[string]any)
+		c, ok := cloneDepth(raw, MaxArgumentDepth)
+		if !ok {
+			return nil, t.nestedTooDeep(raw)
+		}
+		m, _ := c.(map[string]any)
 		if m, err = t.cfg.PrepareArguments(m); err != nil {
 			return nil, err
 		}

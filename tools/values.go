@@ -25,12 +25,6 @@ func clone(v any) any {
 	return c
 }
 
-// maxDepth is how deeply arguments may nest (objects and arrays inside each
-// other) before validation refuses them without walking further. Real tool
-// arguments stay far below it; the bound keeps hostile input from costing
-// time quadratic in its depth.
-const maxDepth = 100
-
 // cloneDepth is clone with a nesting budget; budget < 0 means unlimited. It
 // reports false when the value nests deeper than the budget.
 func cloneDepth(v any, budget int) (any, bool) {
@@ -103,6 +97,35 @@ func isNormal(v any, budget int) bool {
 		return budget > 0 && allNormal(slices.Values(x), budget-1)
 	}
 	return false
+}
+
+// withinSteps reports whether checking v applies at most MaxCheckSteps
+// schemas, when steps[k] are applied to each part of v k levels deep (v
+// nests no deeper than steps has levels).
+func withinSteps(v any, steps []int) bool {
+	total := 0
+	var walk func(v any, k int) bool
+	walk = func(v any, k int) bool {
+		if total += steps[k]; total > MaxCheckSteps {
+			return false
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			for _, e := range x {
+				if !walk(e, k+1) {
+					return false
+				}
+			}
+		case []any:
+			for _, e := range x {
+				if !walk(e, k+1) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return walk(v, 0)
 }
 
 func allNormal(values iter.Seq[any], budget int) bool {

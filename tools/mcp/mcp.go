@@ -19,8 +19,9 @@
 // the tools package: arguments are coerced and validated, and a call that
 // does not fit gets the full violation listing without reaching the
 // server. A schema the tools package cannot use (one google/jsonschema-go
-// does not resolve, or whose root is not an object) leaves its tool out,
-// with the reason in Refused and the log; keywords that neither validator
+// does not resolve, one that refers to a remote schema, one whose
+// references loop or go past the bounds of a check, or whose root is not
+// an object) leaves its tool out, with the reason in Refused and the log; keywords that neither validator
 // knows (vendor extensions) are ignored, as JSON Schema prescribes, and
 // the server's own validation decides on them.
 //
