@@ -28,7 +28,7 @@ func TestMCPOffline(t *testing.T) {
 		fmt.Printf("SKIP %s: node or server-filesystem missing (cd tools/mcp/testdata/npm && npm ci)\n", t.Name())
 		t.Skip("node or server-filesystem missing")
 	}
-	msgs, err := run(context.Background(), io.Discard, []string{node, script}, "offline")
+	msgs, err := run(context.Background(), io.Discard, []string{node, script}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
