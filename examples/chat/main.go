@@ -14,6 +14,12 @@
 //
 //	go run ./examples/chat [-provider gemini] [-window 600]
 //
+// Choosing among every provider means importing providers/auto, which
+// links all their SDKs: a first build (cold cache) compiles Anthropic's,
+// Google's (gRPC, protobuf) and OpenTelemetry's modules too, a minute or
+// more and a few GB of memory. A program for one provider imports that
+// provider only, as the other examples do with providers/openai.
+//
 // With -window, the conversation is kept within that many tokens: older
 // turns are summarised (the summary is kept in the session) and a line
 // says so.

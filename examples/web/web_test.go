@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/agentloop/agentloop/internal/needs"
 	"github.com/agentloop/agentloop/providers"
 )
 
@@ -106,23 +105,10 @@ func TestOnlyTheOwnerDrivesThePage(t *testing.T) {
 	}
 }
 
-// chromium finds Debian's Chromium. Outside CI a machine without it skips
-// the browser test and says so on stdout, which go test shows without -v
-// (run in the package's folder, or with -v for a list of packages); in CI
-// (CI set) a missing browser is a failure, since .ci/run installs it.
+// chromium finds Debian's Chromium; without it the test skips, saying so,
+// or fails under CI (see needs.Missing).
 func chromium(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("no Chromium on this machine; .ci/run installs Debian's chromium")
-	}
-	const why = "no Chromium on this machine (apt-get install chromium)"
-	fmt.Printf("SKIP %s: %s\n", t.Name(), why)
-	t.Skip(why)
-	return ""
+	return needs.Chromium(t)
 }
 
 // browser starts headless Chromium for one test, with any extra options.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/needs"
 	"github.com/agentloop/agentloop/providers/faux"
 	"github.com/agentloop/agentloop/tools"
 )
@@ -21,22 +22,7 @@ import (
 // with a printed reason; under CI (which installs them) it fails.
 func npmServer(t *testing.T, pkg string) (node, script string) {
 	t.Helper()
-	skip := func(why string) {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s; .ci/run installs it (npm ci in tools/mcp/testdata/npm)", why)
-		}
-		fmt.Printf("SKIP %s: %s (cd tools/mcp/testdata/npm && npm ci)\n", t.Name(), why)
-		t.Skip(why)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skip("no node on this machine")
-	}
-	script, _ = filepath.Abs(filepath.Join("testdata", "npm", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
-	if _, err := os.Stat(script); err != nil {
-		skip(pkg + " is not installed")
-	}
-	return node, script
+	return needs.NPMPackage(t, "testdata/npm", "node_modules/@modelcontextprotocol/"+pkg+"/dist/index.js")
 }
 
 // TestServerEverythingStdio: the reference test server over stdio. A call
