@@ -200,7 +200,7 @@ func command(a *agent.Agent, line string, out io.Writer) (bool, error) {
 				f.Close()
 				return true, err
 			}
-			fmt.Fprintf(out, "(saved %d messages to %s)\n", len(a.State().Messages), arg)
+			fmt.Fprintf(out, "(saved %s to %s)\n", count(len(a.State().Messages), "message"), arg)
 			return true, f.Close()
 		}
 		f, err := os.Open(arg)
@@ -211,7 +211,7 @@ func command(a *agent.Agent, line string, out io.Writer) (bool, error) {
 		if err := a.LoadSession(f); err != nil {
 			return true, fmt.Errorf("%s not loaded, the conversation is unchanged: %w", arg, err)
 		}
-		fmt.Fprintf(out, "(loaded %d messages from %s)\n", len(a.State().Messages), arg)
+		fmt.Fprintf(out, "(loaded %s from %s)\n", count(len(a.State().Messages), "message"), arg)
 		return true, nil
 	}
 	return strings.HasPrefix(name, "/"), unknown(name)
@@ -228,7 +228,7 @@ func unknown(name string) error {
 // and otherwise answers from the last user message.
 func echo(_ context.Context, req *providers.Request) (providers.AssistantMessage, error) {
 	if req.SystemPrompt == compact.DefaultSummaryPrompt {
-		return faux.Reply(faux.Text(fmt.Sprintf("The user and the assistant exchanged %d lines of small talk.", strings.Count(req.Messages[0].(providers.UserMessage).Text(), "\nUser: ")+1))), nil
+		return faux.Reply(faux.Text(fmt.Sprintf("The user and the assistant exchanged %s of small talk.", count(strings.Count(req.Messages[0].(providers.UserMessage).Text(), "\nUser: ")+1, "line")))), nil
 	}
 	last := req.Messages[len(req.Messages)-1]
 	switch m := last.(type) {
@@ -239,7 +239,15 @@ func echo(_ context.Context, req *providers.Request) (providers.AssistantMessage
 		if strings.Contains(strings.ToLower(text), "time") {
 			return faux.Reply(faux.Text("Let me check. "), faux.Call(fmt.Sprint("call_", len(req.Messages)), "clock", nil)), nil
 		}
-		return faux.Reply(faux.Text(fmt.Sprintf("You said %q. (This is the scripted model; %d messages so far.)", text, len(req.Messages)))), nil
+		return faux.Reply(faux.Text(fmt.Sprintf("You said %q. (This is the scripted model; %s so far.)", text, count(len(req.Messages), "message")))), nil
 	}
 	return faux.Reply(faux.Text("…")), nil
+}
+
+// count is n and the noun, plural unless n is 1: "1 message", "3 messages".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -24,7 +24,7 @@ func TestChatCommands(t *testing.T) {
 	if err := chat(in, &out, false, "offline", 0); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`You said "hello"`, "→ clock", "(saved 6 messages", "(conversation cleared)", "(loaded 6 messages",
+	for _, want := range []string{`You said "hello". (This is the scripted model; 1 message so far.)`, "→ clock", "(saved 6 messages", "(conversation cleared)", "(loaded 6 messages",
 		"not loaded, the conversation is unchanged: session line 2", "unknown command /nope"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
@@ -122,5 +122,13 @@ func TestChatInterruptStopsRunNotProgram(t *testing.T) {
 	go io.Copy(io.Discard, lines)
 	if err := wait(); err != nil {
 		t.Fatalf("the chat did not exit cleanly after the interrupt: %v", err)
+	}
+}
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int]string{0: "0 messages", 1: "1 message", 2: "2 messages", 11: "11 messages"} {
+		if got := count(n, "message"); got != want {
+			t.Errorf("count(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

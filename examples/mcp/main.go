@@ -72,7 +72,7 @@ func run(ctx context.Context, out io.Writer, server []string, offline bool) ([]p
 	}
 	defer files.Close()
 	set, _ := files.Tools()
-	fmt.Fprintf(out, "mcp: the filesystem server offers %d tools on %s\n", len(set), dir)
+	fmt.Fprintf(out, "mcp: the filesystem server offers %s on %s\n", count(len(set), "tool"), dir)
 
 	var provider providers.Provider = faux.New(script(dir)...)
 	model := providers.Model{ID: "scripted", Provider: "faux"}
@@ -115,4 +115,12 @@ func endpoint() string {
 		return base
 	}
 	return "OpenAI's API"
+}
+
+// count is n and the noun, plural unless n is 1: "1 message", "3 messages".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

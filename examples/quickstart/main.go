@@ -91,7 +91,7 @@ func run(ctx context.Context, out io.Writer, offline bool) ([]providers.Message,
 	}
 	note, err := tools.New(tools.Config{Name: "save_note", Description: "Save a note under ./notes"},
 		func(_ context.Context, in noteArgs) (string, error) {
-			return fmt.Sprintf("saved %d bytes to notes/%s (dry run)", len(in.Text), in.Path), nil
+			return fmt.Sprintf("saved %s to notes/%s (dry run)", count(len(in.Text), "byte"), in.Path), nil
 		})
 	if err != nil {
 		return nil, err
@@ -168,4 +168,12 @@ func pause(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// count is n and the noun, plural unless n is 1: "1 message", "3 messages".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
