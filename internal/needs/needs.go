@@ -4,9 +4,10 @@
 // is missing and how to get it, and then:
 //
 //   - outside CI, skips the test, and says so where it can be seen: the
-//     skip message (go test -v), a line on standard output (go test in
-//     the package's folder), and a line on the terminal, if there is one,
-//     since go test ./... hides the output of a package that passes;
+//     skip message (go test -v), and one line on the terminal, since
+//     go test ./... hides the output of a package that passes (on
+//     standard output when there is no terminal, which go test shows when
+//     run in the package's folder);
 //   - under CI (the CI variable set, to anything but "0" or "false"), fails
 //     it instead: CI installs everything, so a skip there would hide a
 //     promise no longer checked.
@@ -44,7 +45,7 @@ func Missing(t testing.TB, what, how string) {
 }
 
 // stop is Missing with its surroundings given: whether CI is set, where
-// standard output goes, and whether to write to the terminal too.
+// standard output goes, and whether to try the terminal first.
 func stop(t testing.TB, what, how string, ci bool, stdout io.Writer, terminal bool) {
 	t.Helper()
 	msg := what + "; to run it: " + how
@@ -53,14 +54,19 @@ func stop(t testing.TB, what, how string, ci bool, stdout io.Writer, terminal bo
 		return
 	}
 	line := fmt.Sprintf("SKIP %s%s: %s (CI=1 makes this a failure)\n", where(), t.Name(), msg)
-	_, _ = io.WriteString(stdout, line)
-	// go test ./... shows nothing of a package that passes; a terminal
-	// still gets the line. Without one (CI, an editor) this does nothing.
+	// go test ./... shows nothing of a package that passes, but a terminal
+	// still gets the line. Without one (CI, an editor) it goes to standard
+	// output, which go test shows in the package's folder or with -v.
+	written := false
 	if terminal {
 		if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
-			_, _ = tty.WriteString(line)
+			_, err = tty.WriteString(line)
+			written = err == nil
 			_ = tty.Close()
 		}
+	}
+	if !written {
+		_, _ = io.WriteString(stdout, line)
 	}
 	t.Skip(msg)
 }
