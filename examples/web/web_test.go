@@ -115,11 +115,19 @@ func chromium(t *testing.T) string {
 func browser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	exe := chromium(t)
+	// Chromium's own temporary folders go where the test removes them. The
+	// folder's name is short: Chromium puts a socket in it, and a socket's
+	// path may not pass 107 bytes (t.TempDir's carries the test's name).
+	tmp, err := os.MkdirTemp("", "cr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(tmp) }) // runs after the browser is gone (cleanups run last first)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1100, 800))
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1100, 800), chromedp.Env("TMPDIR="+tmp))
 	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
