@@ -6,19 +6,21 @@
 // Commands: /reset, /save FILE, /load FILE (JSONL sessions), /quit. Ctrl-D
 // (end of input) exits.
 //
-// With a key in the environment it talks to that provider (ANTHROPIC_API_KEY,
-// GEMINI_API_KEY or OPENAI_API_KEY, the first one set, or the one -provider
-// names: anthropic, gemini, openai, openai-responses, offline); otherwise a
-// scripted model answers (and calls the clock tool when you ask for the
-// time).
+// With OPENAI_API_KEY set it talks to OpenAI, or to the Chat Completions
+// server OPENAI_BASE_URL names (OPENAI_MODEL picks the model; -provider
+// openai-responses uses the Responses API); otherwise a scripted model
+// answers (and calls the clock tool when you ask for the time).
 //
-//	go run ./examples/chat [-provider gemini] [-window 600]
+//	go run ./examples/chat [-window 600]
 //
-// Choosing among every provider means importing providers/auto, which
-// links all their SDKs: a first build (cold cache) compiles Anthropic's,
-// Google's (gRPC, protobuf) and OpenTelemetry's modules too, a minute or
-// more and a few GB of memory. A program for one provider imports that
-// provider only, as the other examples do with providers/openai.
+// Built with the tag allproviders it takes Anthropic and Gemini too
+// (providers/auto): ANTHROPIC_API_KEY, GEMINI_API_KEY or OPENAI_API_KEY,
+// the first one set, or the one -provider names. That build links every
+// provider's SDK, so its first build (cold cache) compiles Anthropic's,
+// Google's (gRPC, protobuf) and OpenTelemetry's modules too: minutes and
+// a few GB of memory, where the default build needs only OpenAI's.
+//
+//	go run -tags allproviders ./examples/chat -provider gemini
 //
 // With -window, the conversation is kept within that many tokens: older
 // turns are summarised (the summary is kept in the session) and a line
@@ -42,7 +44,6 @@ import (
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/loop/compact"
 	"github.com/agentloop/agentloop/providers"
-	"github.com/agentloop/agentloop/providers/auto"
 	"github.com/agentloop/agentloop/providers/faux"
 	"github.com/agentloop/agentloop/tools"
 )
@@ -56,7 +57,7 @@ func main() {
 	// input is taken one line per turn.
 	st, _ := os.Stdin.Stat()
 	interactive := st != nil && st.Mode()&os.ModeCharDevice != 0
-	name := flag.String("provider", "", "the provider: "+strings.Join(auto.Names, ", ")+" (default: the first whose key is set)")
+	name := flag.String("provider", "", "the provider: "+strings.Join(providerNames(), ", ")+" (default: the first whose key is set)")
 	window := flag.Int("window", 0, "a context window in tokens: older turns are summarised to stay within it (0: the model's, uncompacted)")
 	flag.Parse()
 	if err := chat(os.Stdin, os.Stdout, interactive, *name, *window); err != nil {
@@ -82,13 +83,13 @@ func chat(in io.Reader, out io.Writer, interactive bool, name string, window int
 	}
 	var provider providers.Provider = &faux.Provider{Delay: 10 * time.Millisecond, Default: echo}
 	model := providers.Model{ID: "scripted", Provider: "faux"}
-	live, m, ok, err := auto.FromEnv(context.Background(), name)
+	live, m, ok, err := fromEnv(name)
 	switch {
 	case err != nil:
 		return err
 	case ok:
 		provider, model = live, m
-		fmt.Fprintln(out, "chat: talking to", auto.Describe(model))
+		fmt.Fprintln(out, "chat: talking to", describe(model))
 	default:
 		fmt.Fprintln(out, "chat: no API key is set; a scripted model answers. Ask it for the time.")
 	}

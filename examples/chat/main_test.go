@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -130,5 +131,23 @@ func TestCount(t *testing.T) {
 		if got := count(n, "message"); got != want {
 			t.Errorf("count(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// TestChatProviderNames: the default build takes OpenAI's names and says
+// how to get the others, whose SDKs it does not link.
+func TestChatProviderNames(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	if !slices.Contains(providerNames(), "anthropic") {
+		_, _, _, err := fromEnv("anthropic")
+		if err == nil || !strings.Contains(err.Error(), "-tags allproviders") {
+			t.Errorf("anthropic in the default build: %v", err)
+		}
+	}
+	if _, _, ok, err := fromEnv("offline"); ok || err != nil {
+		t.Errorf("offline: ok %v, err %v", ok, err)
+	}
+	if _, _, _, err := fromEnv("cohere"); err == nil {
+		t.Error("an unknown name was accepted")
 	}
 }
