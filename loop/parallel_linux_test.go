@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/needs"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/faux"
 	"github.com/agentloop/agentloop/tools"
@@ -20,9 +21,7 @@ import (
 // Bodies run one after another would never let the second start; bodies
 // time-sliced on one thread would only ever see their own thread.
 func TestCPUBoundBodiesRunOnSeveralThreads(t *testing.T) {
-	if runtime.NumCPU() < 2 {
-		t.Skip("needs at least 2 CPUs")
-	}
+	needs.CPUs(t, 2)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	var threads [2]atomic.Int64 // the thread each body last ran on
 	var next atomic.Int32

@@ -6,13 +6,21 @@
 // Commands: /reset, /save FILE, /load FILE (JSONL sessions), /quit. Ctrl-D
 // (end of input) exits.
 //
-// With a key in the environment it talks to that provider (ANTHROPIC_API_KEY,
-// GEMINI_API_KEY or OPENAI_API_KEY, the first one set, or the one -provider
-// names: anthropic, gemini, openai, openai-responses, offline); otherwise a
-// scripted model answers (and calls the clock tool when you ask for the
-// time).
+// With OPENAI_API_KEY set it talks to OpenAI, or to the Chat Completions
+// server OPENAI_BASE_URL names (OPENAI_MODEL picks the model; -provider
+// openai-responses uses the Responses API); otherwise a scripted model
+// answers (and calls the clock tool when you ask for the time).
 //
-//	go run ./examples/chat [-provider gemini] [-window 600]
+//	go run ./examples/chat [-window 600]
+//
+// Built with the tag allproviders it takes Anthropic and Gemini too
+// (providers/auto): ANTHROPIC_API_KEY, GEMINI_API_KEY or OPENAI_API_KEY,
+// the first one set, or the one -provider names. That build links every
+// provider's SDK, so its first build (cold cache) compiles Anthropic's,
+// Google's (gRPC, protobuf) and OpenTelemetry's modules too: minutes and
+// a few GB of memory, where the default build needs only OpenAI's.
+//
+//	go run -tags allproviders ./examples/chat -provider gemini
 //
 // With -window, the conversation is kept within that many tokens: older
 // turns are summarised (the summary is kept in the session) and a line
@@ -36,7 +44,6 @@ import (
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/loop/compact"
 	"github.com/agentloop/agentloop/providers"
-	"github.com/agentloop/agentloop/providers/auto"
 	"github.com/agentloop/agentloop/providers/faux"
 	"github.com/agentloop/agentloop/tools"
 )
@@ -50,7 +57,7 @@ func main() {
 	// input is taken one line per turn.
 	st, _ := os.Stdin.Stat()
 	interactive := st != nil && st.Mode()&os.ModeCharDevice != 0
-	name := flag.String("provider", "", "the provider: "+strings.Join(auto.Names, ", ")+" (default: the first whose key is set)")
+	name := flag.String("provider", "", "the provider: "+strings.Join(providerNames(), ", ")+" (default: the first whose key is set)")
 	window := flag.Int("window", 0, "a context window in tokens: older turns are summarised to stay within it (0: the model's, uncompacted)")
 	flag.Parse()
 	if err := chat(os.Stdin, os.Stdout, interactive, *name, *window); err != nil {
@@ -76,13 +83,13 @@ func chat(in io.Reader, out io.Writer, interactive bool, name string, window int
 	}
 	var provider providers.Provider = &faux.Provider{Delay: 10 * time.Millisecond, Default: echo}
 	model := providers.Model{ID: "scripted", Provider: "faux"}
-	live, m, ok, err := auto.FromEnv(context.Background(), name)
+	live, m, ok, err := fromEnv(name)
 	switch {
 	case err != nil:
 		return err
 	case ok:
 		provider, model = live, m
-		fmt.Fprintln(out, "chat: talking to", auto.Describe(model))
+		fmt.Fprintln(out, "chat: talking to", describe(model))
 	default:
 		fmt.Fprintln(out, "chat: no API key is set; a scripted model answers. Ask it for the time.")
 	}
@@ -194,7 +201,7 @@ func command(a *agent.Agent, line string, out io.Writer) (bool, error) {
 				f.Close()
 				return true, err
 			}
-			fmt.Fprintf(out, "(saved %d messages to %s)\n", len(a.State().Messages), arg)
+			fmt.Fprintf(out, "(saved %s to %s)\n", count(len(a.State().Messages), "message"), arg)
 			return true, f.Close()
 		}
 		f, err := os.Open(arg)
@@ -205,7 +212,7 @@ func command(a *agent.Agent, line string, out io.Writer) (bool, error) {
 		if err := a.LoadSession(f); err != nil {
 			return true, fmt.Errorf("%s not loaded, the conversation is unchanged: %w", arg, err)
 		}
-		fmt.Fprintf(out, "(loaded %d messages from %s)\n", len(a.State().Messages), arg)
+		fmt.Fprintf(out, "(loaded %s from %s)\n", count(len(a.State().Messages), "message"), arg)
 		return true, nil
 	}
 	return strings.HasPrefix(name, "/"), unknown(name)
@@ -222,7 +229,7 @@ func unknown(name string) error {
 // and otherwise answers from the last user message.
 func echo(_ context.Context, req *providers.Request) (providers.AssistantMessage, error) {
 	if req.SystemPrompt == compact.DefaultSummaryPrompt {
-		return faux.Reply(faux.Text(fmt.Sprintf("The user and the assistant exchanged %d lines of small talk.", strings.Count(req.Messages[0].(providers.UserMessage).Text(), "\nUser: ")+1))), nil
+		return faux.Reply(faux.Text(fmt.Sprintf("The user and the assistant exchanged %s of small talk.", count(strings.Count(req.Messages[0].(providers.UserMessage).Text(), "\nUser: ")+1, "line")))), nil
 	}
 	last := req.Messages[len(req.Messages)-1]
 	switch m := last.(type) {
@@ -233,7 +240,15 @@ func echo(_ context.Context, req *providers.Request) (providers.AssistantMessage
 		if strings.Contains(strings.ToLower(text), "time") {
 			return faux.Reply(faux.Text("Let me check. "), faux.Call(fmt.Sprint("call_", len(req.Messages)), "clock", nil)), nil
 		}
-		return faux.Reply(faux.Text(fmt.Sprintf("You said %q. (This is the scripted model; %d messages so far.)", text, len(req.Messages)))), nil
+		return faux.Reply(faux.Text(fmt.Sprintf("You said %q. (This is the scripted model; %s so far.)", text, count(len(req.Messages), "message")))), nil
 	}
 	return faux.Reply(faux.Text("…")), nil
+}
+
+// count is n and the noun, plural unless n is 1: "1 message", "3 messages".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ func TestChatCommands(t *testing.T) {
 	if err := chat(in, &out, false, "offline", 0); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`You said "hello"`, "→ clock", "(saved 6 messages", "(conversation cleared)", "(loaded 6 messages",
+	for _, want := range []string{`You said "hello". (This is the scripted model; 1 message so far.)`, "→ clock", "(saved 6 messages", "(conversation cleared)", "(loaded 6 messages",
 		"not loaded, the conversation is unchanged: session line 2", "unknown command /nope"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
@@ -122,5 +123,31 @@ func TestChatInterruptStopsRunNotProgram(t *testing.T) {
 	go io.Copy(io.Discard, lines)
 	if err := wait(); err != nil {
 		t.Fatalf("the chat did not exit cleanly after the interrupt: %v", err)
+	}
+}
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int]string{0: "0 messages", 1: "1 message", 2: "2 messages", 11: "11 messages"} {
+		if got := count(n, "message"); got != want {
+			t.Errorf("count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestChatProviderNames: the default build takes OpenAI's names and says
+// how to get the others, whose SDKs it does not link.
+func TestChatProviderNames(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	if !slices.Contains(providerNames(), "anthropic") {
+		_, _, _, err := fromEnv("anthropic")
+		if err == nil || !strings.Contains(err.Error(), "-tags allproviders") {
+			t.Errorf("anthropic in the default build: %v", err)
+		}
+	}
+	if _, _, ok, err := fromEnv("offline"); ok || err != nil {
+		t.Errorf("offline: ok %v, err %v", ok, err)
+	}
+	if _, _, _, err := fromEnv("cohere"); err == nil {
+		t.Error("an unknown name was accepted")
 	}
 }

@@ -51,11 +51,11 @@ func main() {
 func start(ctx context.Context, role, addr, run string) error {
 	url := os.Getenv("NATS_URL")
 	if url == "" {
-		srv, err := embeddedServer()
+		srv, stopServer, err := embeddedServer()
 		if err != nil {
 			return err
 		}
-		defer srv.Shutdown()
+		defer stopServer()
 		url = srv.ClientURL()
 		fmt.Println("distributed: NATS_URL is not set; started an embedded nats-server at", url)
 	}
@@ -95,20 +95,32 @@ func start(ctx context.Context, role, addr, run string) error {
 	return nil
 }
 
-func embeddedServer() (*server.Server, error) {
+// embeddedServer starts a nats-server with JetStream storing in a
+// temporary folder. stop shuts it down and removes the folder, so a run
+// leaves nothing behind.
+func embeddedServer() (srv *server.Server, stop func(), err error) {
 	dir, err := os.MkdirTemp("", "agentloop-nats-")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: dir, NoSigs: true})
+	stop = func() {
+		if srv != nil {
+			srv.Shutdown()
+			srv.WaitForShutdown()
+		}
+		_ = os.RemoveAll(dir)
+	}
+	srv, err = server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: dir, NoSigs: true})
 	if err != nil {
-		return nil, err
+		stop()
+		return nil, nil, err
 	}
 	srv.Start()
 	if !srv.ReadyForConnections(10 * time.Second) {
-		return nil, errors.New("embedded nats-server did not start")
+		stop()
+		return nil, nil, errors.New("distributed: the embedded nats-server did not start")
 	}
-	return srv, nil
+	return srv, stop, nil
 }
 
 func connect(url string) (jetstream.JetStream, func(), error) {

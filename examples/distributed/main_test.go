@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,11 +16,11 @@ import (
 // out of the gateway as SSE, up to agent_end.
 func TestGatewayAndWorkerThroughNATS(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
-	srv, err := embeddedServer()
+	srv, stop, err := embeddedServer()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Shutdown()
+	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	wjs, closeW, err := connect(srv.ClientURL())
@@ -81,5 +82,36 @@ func TestGatewayAndWorkerThroughNATS(t *testing.T) {
 	}
 	if strings.Count(got, "tool_execution_start") != 3 || strings.Count(got, "tool_execution_end") != 3 {
 		t.Fatalf("tool events: %s", got)
+	}
+}
+
+// TestEmbeddedServerLeavesNothing: the embedded server's JetStream folder
+// is gone once it stops, so neither the example nor its tests leave
+// anything in the temporary folder.
+func TestEmbeddedServerLeavesNothing(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	srv, stop, err := embeddedServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) == 0 {
+		t.Fatalf("the server stores nothing in TMPDIR (%s); the test proves nothing", tmp)
+	}
+	js, closeConn, err := connect(srv.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.AccountInfo(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	closeConn()
+	stop()
+	left, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		t.Errorf("left behind in TMPDIR: %s", e.Name())
 	}
 }

@@ -3,10 +3,12 @@
 // that does not fit is sent back with the list of what is wrong, and the
 // model corrects it.
 //
-//	go run ./examples/extract [-provider openai]
+//	go run ./examples/extract [-offline]
 //
-// Without an API key (see providers/auto) a scripted model first answers
-// with a wrong type and a missing field, then corrects itself.
+// With OPENAI_API_KEY set it asks OpenAI, or the Chat Completions server
+// OPENAI_BASE_URL names (OPENAI_MODEL picks the model). Without a key (or
+// with -offline) a scripted model first answers with a wrong type and a
+// missing field, then corrects itself.
 package main
 
 import (
@@ -15,15 +17,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/agentloop/agentloop/agent"
 	"github.com/agentloop/agentloop/events/term"
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
-	"github.com/agentloop/agentloop/providers/auto"
 	"github.com/agentloop/agentloop/providers/faux"
+	"github.com/agentloop/agentloop/providers/openai"
 )
 
 // Invoice is the answer wanted.
@@ -40,11 +41,11 @@ Issued 2026-11-02. Due on receipt.
 Total due: 120.00 EUR. Status: PAID (card, 2026-11-03).`
 
 func main() {
-	name := flag.String("provider", "", "the provider: "+strings.Join(auto.Names, ", ")+" (default: the first whose key is set)")
+	offline := flag.Bool("offline", false, "use the scripted model even when OPENAI_API_KEY is set")
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	inv, err := run(ctx, os.Stdout, *name)
+	inv, err := run(ctx, os.Stdout, *offline)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "extract:", err)
 		os.Exit(1)
@@ -53,21 +54,18 @@ func main() {
 }
 
 // run asks for the invoice's fields, printing the conversation to out.
-func run(ctx context.Context, out io.Writer, name string) (Invoice, error) {
+// offline uses the scripted model even when a key is set.
+func run(ctx context.Context, out io.Writer, offline bool) (Invoice, error) {
 	var provider providers.Provider = faux.New(
 		faux.Reply(faux.Call("call_1", "final_answer", map[string]any{"vendor": "ACME Tools Ltd", "total": "one hundred twenty", "paid": true})),
 		faux.Reply(faux.Text("I will fix the total and add the date."),
 			faux.Call("call_2", "final_answer", map[string]any{"vendor": "ACME Tools Ltd", "date": "2026-11-02", "total": 120, "paid": true})))
 	model := providers.Model{ID: "scripted", Provider: "faux"}
-	live, m, ok, err := auto.FromEnv(ctx, name)
-	switch {
-	case err != nil:
-		return Invoice{}, err
-	case ok:
+	if live, m, ok := openai.FromEnv(); ok && !offline {
 		provider, model = live, m
-		fmt.Fprintln(out, "extract: using", auto.Describe(model))
-	default:
-		fmt.Fprintln(out, "extract: no API key is set, so a scripted model answers.")
+		fmt.Fprintf(out, "extract: using %s at %s\n", model.ID, endpoint())
+	} else {
+		fmt.Fprintln(out, "extract: OPENAI_API_KEY is not set (or -offline), so a scripted model answers.")
 	}
 	a, err := agent.New(agent.Options{Config: loop.Config{Provider: provider, Model: model},
 		SystemPrompt: "You extract data from documents."})
@@ -76,4 +74,12 @@ func run(ctx context.Context, out io.Writer, name string) (Invoice, error) {
 	}
 	a.Subscribe(term.New(out).Handle)
 	return agent.Ask[Invoice](ctx, a, "Extract the invoice's fields:\n\n"+document)
+}
+
+// endpoint is where the OpenAI provider sends its requests, without the key.
+func endpoint() string {
+	if base := os.Getenv("OPENAI_BASE_URL"); base != "" {
+		return base
+	}
+	return "OpenAI's API"
 }

@@ -11,7 +11,7 @@ import (
 // answer.
 func TestExtractOffline(t *testing.T) {
 	var out strings.Builder
-	inv, err := run(context.Background(), &out, "offline")
+	inv, err := run(context.Background(), &out, true)
 	if err != nil {
 		t.Fatal(err)
 	}

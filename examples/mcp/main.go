@@ -4,11 +4,13 @@
 // gets the validation listing and never reaches the server), and a change
 // in the server's tool list reaches the agent between turns.
 //
-//	go run ./examples/mcp [-server "npx -y @modelcontextprotocol/server-filesystem@2026.8.31"] [-provider anthropic]
+//	go run ./examples/mcp [-server "npx -y @modelcontextprotocol/server-filesystem@2026.8.31"] [-offline]
 //
-// The server command gets the notes folder as its last argument. Without
-// an API key (see providers/auto) a scripted model lists the folder, tries
-// a read with the wrong argument name, corrects it, and answers.
+// The server command gets the notes folder as its last argument. With
+// OPENAI_API_KEY set the model is OpenAI's, or that of the Chat
+// Completions server OPENAI_BASE_URL names (OPENAI_MODEL picks it).
+// Without a key (or with -offline) a scripted model lists the folder,
+// tries a read with the wrong argument name, corrects it, and answers.
 package main
 
 import (
@@ -25,8 +27,8 @@ import (
 	"github.com/agentloop/agentloop/events/term"
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
-	"github.com/agentloop/agentloop/providers/auto"
 	"github.com/agentloop/agentloop/providers/faux"
+	"github.com/agentloop/agentloop/providers/openai"
 	"github.com/agentloop/agentloop/tools"
 	"github.com/agentloop/agentloop/tools/mcp"
 )
@@ -36,11 +38,11 @@ const defaultServer = "npx -y @modelcontextprotocol/server-filesystem@2026.8.31"
 
 func main() {
 	server := flag.String("server", defaultServer, "the command that starts the filesystem MCP server (the folder is appended)")
-	name := flag.String("provider", "", "the provider: "+strings.Join(auto.Names, ", ")+" (default: the first whose key is set)")
+	offline := flag.Bool("offline", false, "use the scripted model even when OPENAI_API_KEY is set")
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	if _, err := run(ctx, os.Stdout, strings.Fields(*server), *name); err != nil {
+	if _, err := run(ctx, os.Stdout, strings.Fields(*server), *offline); err != nil {
 		fmt.Fprintln(os.Stderr, err) // it names its package already ("mcp: server ...")
 		os.Exit(1)
 	}
@@ -48,8 +50,8 @@ func main() {
 
 // run writes a folder of notes, attaches the filesystem server to it,
 // and lets the agent answer a question from the notes. It returns the
-// transcript.
-func run(ctx context.Context, out io.Writer, server []string, name string) ([]providers.Message, error) {
+// transcript. offline uses the scripted model even when a key is set.
+func run(ctx context.Context, out io.Writer, server []string, offline bool) ([]providers.Message, error) {
 	dir, err := os.MkdirTemp("", "agentloop-mcp-notes-")
 	if err != nil {
 		return nil, err
@@ -70,19 +72,15 @@ func run(ctx context.Context, out io.Writer, server []string, name string) ([]pr
 	}
 	defer files.Close()
 	set, _ := files.Tools()
-	fmt.Fprintf(out, "mcp: the filesystem server offers %d tools on %s\n", len(set), dir)
+	fmt.Fprintf(out, "mcp: the filesystem server offers %s on %s\n", count(len(set), "tool"), dir)
 
 	var provider providers.Provider = faux.New(script(dir)...)
 	model := providers.Model{ID: "scripted", Provider: "faux"}
-	live, m, ok, err := auto.FromEnv(ctx, name)
-	switch {
-	case err != nil:
-		return nil, err
-	case ok:
+	if live, m, ok := openai.FromEnv(); ok && !offline {
 		provider, model = live, m
-		fmt.Fprintln(out, "mcp: using", auto.Describe(model))
-	default:
-		fmt.Fprintln(out, "mcp: no API key is set, so a scripted model plays the assistant.")
+		fmt.Fprintf(out, "mcp: using %s at %s\n", model.ID, endpoint())
+	} else {
+		fmt.Fprintln(out, "mcp: OPENAI_API_KEY is not set (or -offline), so a scripted model plays the assistant.")
 	}
 	a, err := agent.New(agent.Options{
 		Config:       loop.Config{Provider: provider, Model: model, ToolSources: []tools.Source{files}},
@@ -109,4 +107,20 @@ func script(dir string) []providers.AssistantMessage {
 		faux.Reply(faux.Text("The argument is called path, and it wants the full path; retrying."), faux.Call("call_3", "read_text_file", map[string]any{"path": filepath.Join(dir, "tuesday.txt")})),
 		faux.Reply(faux.Text("On Tuesday you have lunch with Ada at noon; bring the design doc.")),
 	}
+}
+
+// endpoint is where the OpenAI provider sends its requests, without the key.
+func endpoint() string {
+	if base := os.Getenv("OPENAI_BASE_URL"); base != "" {
+		return base
+	}
+	return "OpenAI's API"
+}
+
+// count is n and the noun, plural unless n is 1: "1 message", "3 messages".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/agentloop/agentloop/internal/needs"
 	"github.com/agentloop/agentloop/providers"
 )
 
@@ -19,16 +16,8 @@ import (
 // advertises: the listing arrives, the wrong read gets the validation
 // listing, the corrected read returns the note, the answer quotes it.
 func TestMCPOffline(t *testing.T) {
-	node, err := exec.LookPath("node")
-	script, _ := filepath.Abs(filepath.Join("..", "..", "tools", "mcp", "testdata", "npm", "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js"))
-	if _, serr := os.Stat(script); err != nil || serr != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("no node or no server-filesystem; .ci/run installs them")
-		}
-		fmt.Printf("SKIP %s: node or server-filesystem missing (cd tools/mcp/testdata/npm && npm ci)\n", t.Name())
-		t.Skip("node or server-filesystem missing")
-	}
-	msgs, err := run(context.Background(), io.Discard, []string{node, script}, "offline")
+	node, script := needs.NPMPackage(t, "../../tools/mcp/testdata/npm", "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
+	msgs, err := run(context.Background(), io.Discard, []string{node, script}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,21 +8,32 @@ import (
 )
 
 // TestOtelOffline runs the example on the scripted model and checks the
-// spans it prints: the run, two model calls, three tool calls (the unknown
-// one an error), no content.
+// tree it prints: the run at the root, two model calls and three tool
+// calls under it (the unknown one an error), no content, and a few dozen
+// lines rather than pages of JSON.
 func TestOtelOffline(t *testing.T) {
 	var out bytes.Buffer
-	if err := run(context.Background(), &out, "offline"); err != nil {
+	if err := run(context.Background(), &out, true); err != nil {
 		t.Fatal(err)
 	}
 	s := out.String()
-	for want, n := range map[string]int{`"Name": "invoke_agent weather"`: 1, `"Name": "chat scripted"`: 2, `"Name": "execute_tool weather"`: 2,
-		`"Name": "execute_tool forecast"`: 1, `"Value": "unknown_tool"`: 2} {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > 20 {
+		t.Errorf("%d lines of output", len(lines))
+	}
+	if !strings.HasPrefix(lines[1], "invoke_agent weather  ") {
+		t.Errorf("the root is not the run: %q", lines[1])
+	}
+	for want, n := range map[string]int{"├── chat scripted  ": 1, "└── chat scripted  ": 1, "├── execute_tool weather  ": 2,
+		"├── execute_tool forecast  ": 1, "ERROR unknown_tool": 1, "error.type=unknown_tool": 1, "gen_ai.tool.call.id=c2": 1} {
 		if got := strings.Count(s, want); got != n {
-			t.Errorf("%d of %s, want %d", got, want, n)
+			t.Errorf("%d of %q, want %d", got, want, n)
 		}
 	}
 	if strings.Contains(s, "light rain") {
 		t.Error("content on the spans by default")
+	}
+	if !strings.Contains(s, "OTLP exporter") {
+		t.Error("the output does not say how to send spans to a collector")
 	}
 }

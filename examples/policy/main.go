@@ -40,6 +40,11 @@ type writeArgs struct {
 	Text string `json:"text"`
 }
 
+// Refusal begins the text of every call the policy stops, so the model
+// (and a person reading the transcript) can tell a refusal from a tool that
+// ran and failed.
+const Refusal = "refused by the workspace policy: "
+
 // Policy decides which tool calls may run.
 type Policy struct {
 	Root  string          // absolute; paths must stay inside it
@@ -54,14 +59,14 @@ type Policy struct {
 func (p *Policy) Check(_ context.Context, c loop.BeforeCall) (loop.BeforeResult, error) {
 	args, err := tools.Decode[pathArgs](c.Args)
 	if err != nil {
-		return loop.BeforeResult{Block: true, Reason: err.Error()}, nil
+		return loop.BeforeResult{Block: true, Reason: Refusal + err.Error()}, nil
 	}
 	path := args.Path
 	if _, err := p.inside(path); err != nil {
-		return loop.BeforeResult{Block: true, Reason: err.Error()}, nil
+		return loop.BeforeResult{Block: true, Reason: Refusal + err.Error()}, nil
 	}
 	if p.Risky[c.Call.Name] && !p.approve(fmt.Sprintf("allow %s %s?", c.Call.Name, path)) {
-		return loop.BeforeResult{Block: true, Reason: "the user did not approve " + c.Call.Name + " " + path}, nil
+		return loop.BeforeResult{Block: true, Reason: Refusal + "the user did not approve " + c.Call.Name + " " + path}, nil
 	}
 	return loop.BeforeResult{}, nil
 }
@@ -121,7 +126,7 @@ func run(root string, in io.Reader, out io.Writer) error {
 			if err != nil {
 				return "", err
 			}
-			return fmt.Sprintf("%d bytes, starting %q", len(b), head(string(b))), nil
+			return fmt.Sprintf("%s, starting %q", count(len(b), "byte"), head(string(b))), nil
 		})
 	if err != nil {
 		return err
@@ -130,7 +135,7 @@ func run(root string, in io.Reader, out io.Writer) error {
 	// write or a delete in it runs sequentially.
 	write, err := tools.New(tools.Config{Name: "write_file", Description: "Write a file (dry run in this example)", Mode: tools.Sequential},
 		func(_ context.Context, a writeArgs) (string, error) {
-			return fmt.Sprintf("would write %d bytes to %s", len(a.Text), a.Path), nil
+			return fmt.Sprintf("would write %s to %s", count(len(a.Text), "byte"), a.Path), nil
 		})
 	if err != nil {
 		return err
@@ -164,7 +169,8 @@ func run(root string, in io.Reader, out io.Writer) error {
 
 // scripted tries a read inside the workspace, a write outside it and a
 // delete inside it, then reports what happened to each call, from the
-// results it was sent.
+// results it was sent: done, refused (by the policy) or failed (the tool
+// ran and returned an error, such as a file that is not there).
 func scripted() *faux.Provider {
 	p := faux.New(faux.Reply(faux.Text("Reading go.mod, then tidying up."),
 		faux.Call("c1", "read_file", map[string]any{"path": "go.mod"}),
@@ -175,8 +181,10 @@ func scripted() *faux.Provider {
 		for _, m := range req.Messages {
 			if r, ok := m.(providers.ToolResultMessage); ok {
 				verdict := "done"
-				if r.IsError {
-					verdict = "refused (" + r.Text() + ")"
+				if reason, ok := strings.CutPrefix(r.Text(), Refusal); ok && r.IsError {
+					verdict = "refused (" + reason + ")"
+				} else if r.IsError {
+					verdict = "failed (" + r.Text() + ")"
 				}
 				report = append(report, r.ToolName+": "+verdict)
 			}
@@ -191,4 +199,12 @@ func head(s string) string {
 		return s[:40]
 	}
 	return s
+}
+
+// count is n and the noun, plural unless n is 1: "1 message", "3 messages".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

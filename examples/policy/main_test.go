@@ -9,22 +9,31 @@ import (
 
 func TestPolicy(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
-	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module x\n"), 0o644); err != nil {
+	withGoMod := t.TempDir()
+	if err := os.WriteFile(filepath.Join(withGoMod, "go.mod"), []byte("module x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ answer, want string }{
-		{"", "delete_file: refused (the user did not approve delete_file scratch.tmp)"},
-		{"y\n", "delete_file: done"},
+	empty := t.TempDir()
+	for _, tc := range []struct {
+		root, answer string
+		want         []string
+	}{
+		{withGoMod, "", []string{"read_file: done", "delete_file: refused (the user did not approve delete_file scratch.tmp)"}},
+		{withGoMod, "y\n", []string{"read_file: done", "delete_file: done"}},
+		// A read the policy allowed but that failed is a failure, not a refusal.
+		{empty, "y\n", []string{"read_file: failed (open " + filepath.Join(empty, "go.mod"), "delete_file: done"}},
 	} {
 		var out strings.Builder
-		if err := run(root, strings.NewReader(tc.answer), &out); err != nil {
+		if err := run(tc.root, strings.NewReader(tc.answer), &out); err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{"✓ read_file", "read_file: done", "write_file: refused (../outside.txt is outside the workspace", tc.want} {
+		for _, want := range append(tc.want, "write_file: refused (../outside.txt is outside the workspace") {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("answer %q: output lacks %q:\n%s", tc.answer, want, out.String())
 			}
+		}
+		if tc.root == empty && strings.Contains(out.String(), "read_file: refused") {
+			t.Errorf("a failed read is called refused:\n%s", out.String())
 		}
 	}
 }

@@ -1,15 +1,18 @@
 // Command quickstart runs an agent with three tools built from Go structs.
 //
-// With a key in the environment it talks to that provider: ANTHROPIC_API_KEY,
-// GEMINI_API_KEY or OPENAI_API_KEY (with OPENAI_BASE_URL for any
-// OpenAI-compatible server), the first one set, or the one -provider names
-// (anthropic, gemini, openai, openai-responses, offline); *_MODEL picks the
-// model. Without one, a scripted model plays a conversation that shows the
-// loop's contract at work: a parallel turn whose calls finish out of
-// order, a call the policy blocks, a call with invalid arguments that the
-// model then corrects, and a final answer.
+// With OPENAI_API_KEY set it talks to OpenAI, or to any server that speaks
+// Chat Completions (vLLM, Ollama, llama.cpp, …) named by OPENAI_BASE_URL;
+// OPENAI_MODEL picks the model. Without a key (or with -offline), a
+// scripted model plays a conversation that shows the loop's contract at
+// work: a parallel turn whose calls finish out of order, a call the policy
+// blocks, a call with invalid arguments that the model then corrects, and
+// a final answer.
 //
-//	go run ./examples/quickstart [-provider anthropic]
+//	go run ./examples/quickstart [-offline]
+//
+// It imports providers/openai only, so it builds quickly and small; for
+// Anthropic or Gemini import providers/anthropic or providers/gemini the
+// same way (examples/chat takes any of them).
 package main
 
 import (
@@ -27,8 +30,8 @@ import (
 	"github.com/agentloop/agentloop/events/term"
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
-	"github.com/agentloop/agentloop/providers/auto"
 	"github.com/agentloop/agentloop/providers/faux"
+	"github.com/agentloop/agentloop/providers/openai"
 	"github.com/agentloop/agentloop/tools"
 )
 
@@ -47,19 +50,20 @@ type noteArgs struct {
 }
 
 func main() {
-	name := flag.String("provider", "", "the provider: "+strings.Join(auto.Names, ", ")+" (default: the first whose key is set)")
+	offline := flag.Bool("offline", false, "use the scripted model even when OPENAI_API_KEY is set")
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if _, err := run(ctx, os.Stdout, *name); err != nil {
+	if _, err := run(ctx, os.Stdout, *offline); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
 }
 
-// run plays the conversation with the named provider (see auto.FromEnv),
-// printing it to out, and returns the agent's transcript.
-func run(ctx context.Context, out io.Writer, name string) ([]providers.Message, error) {
+// run plays the conversation with the endpoint OPENAI_API_KEY names, or
+// offline with the scripted model, printing it to out, and returns the
+// agent's transcript.
+func run(ctx context.Context, out io.Writer, offline bool) ([]providers.Message, error) {
 	weather, err := tools.New(tools.Config{Name: "weather", Description: "Current weather for a city"},
 		func(ctx context.Context, in weatherArgs) (string, error) {
 			if err := pause(ctx, 300*time.Millisecond); err != nil { // a slow upstream API
@@ -87,7 +91,7 @@ func run(ctx context.Context, out io.Writer, name string) ([]providers.Message, 
 	}
 	note, err := tools.New(tools.Config{Name: "save_note", Description: "Save a note under ./notes"},
 		func(_ context.Context, in noteArgs) (string, error) {
-			return fmt.Sprintf("saved %d bytes to notes/%s (dry run)", len(in.Text), in.Path), nil
+			return fmt.Sprintf("saved %s to notes/%s (dry run)", count(len(in.Text), "byte"), in.Path), nil
 		})
 	if err != nil {
 		return nil, err
@@ -109,15 +113,11 @@ func run(ctx context.Context, out io.Writer, name string) ([]providers.Message, 
 	scripted.Push(script()...)
 	var provider providers.Provider = scripted
 	model := providers.Model{ID: "scripted", Provider: "faux"}
-	live, m, ok, err := auto.FromEnv(ctx, name)
-	switch {
-	case err != nil:
-		return nil, err
-	case ok:
+	if live, m, ok := openai.FromEnv(); ok && !offline {
 		provider, model = live, m
-		fmt.Fprintf(out, "agentloop quickstart: using %s\n", auto.Describe(model))
-	default:
-		fmt.Fprintln(out, "agentloop quickstart: no API key is set, so a scripted model (providers/faux) plays the assistant.")
+		fmt.Fprintf(out, "agentloop quickstart: using %s at %s\n", model.ID, endpoint())
+	} else {
+		fmt.Fprintln(out, "agentloop quickstart: OPENAI_API_KEY is not set (or -offline), so a scripted model (providers/faux) plays the assistant.")
 	}
 
 	a, err := agent.New(agent.Options{
@@ -151,6 +151,14 @@ func script() []providers.AssistantMessage {
 	}
 }
 
+// endpoint is where the OpenAI provider sends its requests, without the key.
+func endpoint() string {
+	if base := os.Getenv("OPENAI_BASE_URL"); base != "" {
+		return base
+	}
+	return "OpenAI's API"
+}
+
 func pause(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -160,4 +168,12 @@ func pause(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// count is n and the noun, plural unless n is 1: "1 message", "3 messages".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -2,7 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -15,7 +20,7 @@ import (
 // runs with corrected arguments, results stay in call order, and the final
 // answer arrives.
 func TestQuickstartOffline(t *testing.T) {
-	msgs, err := run(context.Background(), io.Discard, "offline")
+	msgs, err := run(context.Background(), io.Discard, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,4 +69,70 @@ func resultText(msgs []providers.Message, id string) string {
 		}
 	}
 	return ""
+}
+
+// TestQuickstartTalksToOpenAICompatibleServer: with OPENAI_API_KEY and
+// OPENAI_BASE_URL set, the quickstart sends its conversation to that
+// server (a Chat Completions stream here) and names the model and the
+// endpoint, never the key.
+func TestQuickstartTalksToOpenAICompatibleServer(t *testing.T) {
+	const key = "sk-quickstart-secret"
+	var gotModel, gotAuth string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model string `json:"model"`
+		}
+		_ = json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&req)
+		gotModel, gotAuth = req.Model, r.Header.Get("Authorization")
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, chunk := range []string{
+			`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"Oslo is rainy."},"finish_reason":null}]}`,
+			`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`,
+			`[DONE]`,
+		} {
+			fmt.Fprintf(w, "data: %s\n\n", chunk)
+		}
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", key)
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_MODEL", "local-model")
+	var out strings.Builder
+	msgs, err := run(context.Background(), &out, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotModel != "local-model" || gotAuth != "Bearer "+key {
+		t.Errorf("the server got model %q, authorization %q", gotModel, gotAuth)
+	}
+	if first, _, _ := strings.Cut(out.String(), "\n"); first != "agentloop quickstart: using local-model at "+srv.URL {
+		t.Errorf("first line %q", first)
+	}
+	if strings.Contains(out.String(), "quickstart-secret") {
+		t.Error("the output shows the key")
+	}
+	if final, ok := msgs[len(msgs)-1].(providers.AssistantMessage); !ok || final.Text() != "Oslo is rainy." {
+		t.Errorf("final message %#v", msgs[len(msgs)-1])
+	}
+}
+
+// TestQuickstartLinksOnlyOpenAI: the README's first command compiles the
+// OpenAI provider and nothing of the other SDKs (Anthropic's, Gemini's
+// and what they bring: gRPC, protobuf, OpenTelemetry), which is what keeps
+// its first build quick and small.
+func TestQuickstartLinksOnlyOpenAI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go command")
+	}
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		for _, heavy := range []string{"github.com/anthropics/", "google.golang.org/", "go.opentelemetry.io/", "cloud.google.com/", "/providers/anthropic", "/providers/gemini", "/providers/auto"} {
+			if strings.Contains(pkg, heavy) {
+				t.Errorf("the quickstart links %s", pkg)
+			}
+		}
+	}
 }

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/agentloop/agentloop/internal/needs"
 	"github.com/agentloop/agentloop/providers"
 )
 
@@ -106,34 +105,29 @@ func TestOnlyTheOwnerDrivesThePage(t *testing.T) {
 	}
 }
 
-// chromium finds Debian's Chromium. Outside CI a machine without it skips
-// the browser test and says so on stdout, which go test shows without -v
-// (run in the package's folder, or with -v for a list of packages); in CI
-// (CI set) a missing browser is a failure, since .ci/run installs it.
+// chromium finds Debian's Chromium; without it the test skips, saying so,
+// or fails under CI (see needs.Missing).
 func chromium(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("no Chromium on this machine; .ci/run installs Debian's chromium")
-	}
-	const why = "no Chromium on this machine (apt-get install chromium)"
-	fmt.Printf("SKIP %s: %s\n", t.Name(), why)
-	t.Skip(why)
-	return ""
+	return needs.Chromium(t)
 }
 
 // browser starts headless Chromium for one test, with any extra options.
 func browser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	exe := chromium(t)
+	// Chromium's own temporary folders go where the test removes them. The
+	// folder's name is short: Chromium puts a socket in it, and a socket's
+	// path may not pass 107 bytes (t.TempDir's carries the test's name).
+	tmp, err := os.MkdirTemp("", "cr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(tmp) }) // runs after the browser is gone (cleanups run last first)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1100, 800))
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1100, 800), chromedp.Env("TMPDIR="+tmp))
 	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)

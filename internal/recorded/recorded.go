@@ -6,7 +6,6 @@ package recorded
 
 import (
 	"encoding/json"
-	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -17,34 +16,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentloop/agentloop/internal/needs"
 	"github.com/agentloop/agentloop/providers"
 )
 
 // Dir finds ../shared/recorded beside the module's folder. Without it a
 // test is skipped with a printed reason, or fails under CI (which runs with
-// ../shared beside the checkout).
+// ../shared beside the checkout); see needs.Missing.
 func Dir(t *testing.T) string {
 	t.Helper()
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	rec := filepath.Join(filepath.Dir(dir), "shared", "recorded")
-	if _, err := os.Stat(rec); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("no recorded streams at %s; CI runs with ../shared beside the checkout", rec)
-		}
-		fmt.Printf("SKIP %s: no recorded streams at %s\n", t.Name(), rec)
-		t.Skipf("no recorded streams at %s", rec)
-	}
-	return rec
+	return needs.Shared(t, "recorded")
 }
 
 // Serve answers every request with body, written in pieces of 1 to 97

@@ -3,7 +3,6 @@ package mcp
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/needs"
 	"github.com/agentloop/agentloop/providers/faux"
 	"github.com/agentloop/agentloop/tools"
 )
@@ -25,21 +25,7 @@ import (
 // printed reason; under CI (which installs them) it fails.
 func npmServer(t *testing.T, pkg string) (node string, args []string) {
 	t.Helper()
-	skip := func(why string) {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s; .ci/run installs it (npm ci in tools/mcp/testdata/npm)", why)
-		}
-		fmt.Printf("SKIP %s: %s (cd tools/mcp/testdata/npm && npm ci)\n", t.Name(), why)
-		t.Skip(why)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skip("no node on this machine")
-	}
-	script, _ := filepath.Abs(filepath.Join("testdata", "npm", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
-	if _, err := os.Stat(script); err != nil {
-		skip(pkg + " is not installed")
-	}
+	node, script := needs.NPMPackage(t, "testdata/npm", "node_modules/@modelcontextprotocol/"+pkg+"/dist/index.js")
 	preload, _ := filepath.Abs(filepath.Join("testdata", "loopback.cjs"))
 	return node, []string{"--require", preload, script}
 }
