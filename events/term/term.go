@@ -1,15 +1,19 @@
-// Package term prints a run's events for a terminal: the assistant's text
-// as it streams, one line per tool call when it starts (its arguments) and
-// one when it ends (its duration and the first paragraph of its result),
-// and the error of a run that stopped.
+// Package term prints a run's events for a terminal: the model's
+// reasoning (dimmed) and the assistant's text as they stream, one line per
+// tool call when it starts (its arguments) and one when it ends (its
+// duration and the first paragraph of its result), and the error of a run
+// that stopped.
 //
 //	a.Subscribe(term.New(os.Stdout).Handle)
 //
 // The output looks like this:
 //
+//	thinking: The user wants today's weather; look it up.
 //	assistant: Let me look that up.
 //	  → weather {"city":"Oslo"}
 //	  ✓ weather (301ms): Oslo: 4°C, light rain
+//
+// NewWith takes Options: HideThinking leaves the reasoning out.
 package term
 
 import (
@@ -17,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -28,15 +33,51 @@ import (
 // Printer writes events to a terminal. Its Handle method is an
 // events.Handler; it is safe for concurrent use.
 type Printer struct {
-	w io.Writer
+	w    io.Writer
+	opts Options
+	dim  bool // reasoning is dimmed with escape codes
 
-	mu      sync.Mutex
-	started map[string]time.Time
-	inText  bool
+	mu         sync.Mutex
+	started    map[string]time.Time
+	inText     bool
+	inThinking bool
 }
 
-// New returns a Printer writing to w.
-func New(w io.Writer) *Printer { return &Printer{w: w, started: map[string]time.Time{}} }
+// Options configure a Printer. The zero value prints everything, the
+// reasoning dimmed when w is a terminal.
+type Options struct {
+	// HideThinking leaves the model's reasoning out. By default it is
+	// printed as it streams, after "thinking: ".
+	HideThinking bool
+	// Plain writes no escape codes: the reasoning is not dimmed. Output
+	// that is not a terminal (an *os.File on a character device) is
+	// always plain.
+	Plain bool
+}
+
+// SGR escape codes: dim, and back to normal.
+const (
+	dimOn  = "\x1b[2m"
+	dimOff = "\x1b[0m"
+)
+
+// New returns a Printer writing to w with the zero Options.
+func New(w io.Writer) *Printer { return NewWith(w, Options{}) }
+
+// NewWith returns a Printer writing to w as opts say.
+func NewWith(w io.Writer, opts Options) *Printer {
+	return &Printer{w: w, opts: opts, dim: !opts.Plain && isTerminal(w), started: map[string]time.Time{}}
+}
+
+// isTerminal reports whether w is a character device, as a terminal is.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
 
 // Handle prints one event; subscribe it to an agent or pass it to a run.
 func (p *Printer) Handle(_ context.Context, e events.Event) {
@@ -44,8 +85,27 @@ func (p *Printer) Handle(_ context.Context, e events.Event) {
 	defer p.mu.Unlock()
 	switch e := e.(type) {
 	case events.MessageUpdate:
-		if e.Stream.Type == providers.StreamTextDelta {
+		switch e.Stream.Type {
+		case providers.StreamThinkingDelta:
+			if p.opts.HideThinking || e.Stream.Delta == "" {
+				return
+			}
+			if !p.inThinking {
+				p.endText()
+				if p.dim {
+					fmt.Fprint(p.w, dimOn)
+				}
+				fmt.Fprint(p.w, "thinking: ")
+				p.inThinking = true
+			}
+			fmt.Fprint(p.w, e.Stream.Delta)
+		case providers.StreamThinkingEnd:
+			if p.inThinking {
+				p.endText()
+			}
+		case providers.StreamTextDelta:
 			if !p.inText {
+				p.endText()
 				fmt.Fprint(p.w, "assistant: ")
 				p.inText = true
 			}
@@ -78,10 +138,14 @@ func (p *Printer) Handle(_ context.Context, e events.Event) {
 	}
 }
 
+// endText ends the line of streamed text or reasoning, if one is open.
 func (p *Printer) endText() {
-	if p.inText {
+	if p.inThinking && p.dim {
+		fmt.Fprint(p.w, dimOff)
+	}
+	if p.inText || p.inThinking {
 		fmt.Fprintln(p.w)
-		p.inText = false
+		p.inText, p.inThinking = false, false
 	}
 }
 
