@@ -177,4 +177,21 @@ form.addEventListener("submit", async (ev) => {
 
 stopBtn.addEventListener("click", () => fetch("/api/stop", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }));
 
+// showInfo shows the server's notice (say, that a scripted model answers).
+async function showInfo() {
+  try {
+    const resp = await fetch("/api/info");
+    if (!resp.ok) return;
+    const { notice } = await resp.json();
+    const box = document.getElementById("notice");
+    box.textContent = notice || "";
+    box.hidden = !notice;
+  } catch (err) {
+    console.info("no notice:", err);
+  } finally {
+    document.body.dataset.info = "loaded";
+  }
+}
+
+showInfo();
 connect();
