@@ -70,10 +70,14 @@ type AnswerError struct {
 // For an answer asked for natively it also names the way out when the
 // server ignored the schema.
 func (e *AnswerError) Error() string {
-	if e.Mode == AskNative && e.Problem != AnswerCutOffProblem {
-		return fmt.Sprintf("agent: no answer fit after %d attempts, asked natively (%s); the last: %s", e.Attempts, askNativeHint, e.Problem)
+	attempts := "attempts"
+	if e.Attempts == 1 {
+		attempts = "attempt"
 	}
-	return fmt.Sprintf("agent: no answer fit after %d attempts; the last: %s", e.Attempts, e.Problem)
+	if e.Mode == AskNative && e.Problem != AnswerCutOffProblem {
+		return fmt.Sprintf("agent: no answer fit after %d %s, asked natively (%s); the last: %s", e.Attempts, attempts, askNativeHint, e.Problem)
+	}
+	return fmt.Sprintf("agent: no answer fit after %d %s; the last: %s", e.Attempts, attempts, e.Problem)
 }
 
 // askNativeHint is the part of AnswerError's text that points a

@@ -75,7 +75,8 @@ const handlers = {
     bubble = null;
     unshown = "";
     toolsBox = null;
-    if (e.omitted) log.appendChild(el("div", "msg assistant error", "(" + e.omitted + " earlier messages are no longer kept)"));
+    if (e.omitted) log.appendChild(el("div", "msg assistant error",
+      e.omitted === 1 ? "(1 earlier message is no longer kept)" : "(" + e.omitted + " earlier messages are no longer kept)"));
     for (const m of e.messages) showMessage(m);
     for (const t of e.tools) {
       const card = toolCard(t.toolCallId, t.toolName, t.args);
