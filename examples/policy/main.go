@@ -1,7 +1,8 @@
 // Command policy shows beforeToolCall as a policy gate: file tools may only
 // touch paths inside a root folder, and risky calls (writes and deletes)
 // need a yes typed on standard input. A refusal is an error result the
-// model reads; the run goes on.
+// model reads, starting with RefusedPrefix so that it is not mistaken for
+// a tool that failed; the run goes on.
 //
 //	go run ./examples/policy [-root DIR]
 //
@@ -54,16 +55,25 @@ type Policy struct {
 func (p *Policy) Check(_ context.Context, c loop.BeforeCall) (loop.BeforeResult, error) {
 	args, err := tools.Decode[pathArgs](c.Args)
 	if err != nil {
-		return loop.BeforeResult{Block: true, Reason: err.Error()}, nil
+		return refuse(err.Error()), nil
 	}
 	path := args.Path
 	if _, err := p.inside(path); err != nil {
-		return loop.BeforeResult{Block: true, Reason: err.Error()}, nil
+		return refuse(err.Error()), nil
 	}
 	if p.Risky[c.Call.Name] && !p.approve(fmt.Sprintf("allow %s %s?", c.Call.Name, path)) {
-		return loop.BeforeResult{Block: true, Reason: "the user did not approve " + c.Call.Name + " " + path}, nil
+		return refuse("the user did not approve " + c.Call.Name + " " + path), nil
 	}
 	return loop.BeforeResult{}, nil
+}
+
+// RefusedPrefix starts the result of every call the policy refuses, so
+// that the model (and a reader of the transcript) can tell a refusal from
+// a tool that ran and failed.
+const RefusedPrefix = "refused by the workspace policy: "
+
+func refuse(why string) loop.BeforeResult {
+	return loop.BeforeResult{Block: true, Reason: RefusedPrefix + why}
 }
 
 // inside resolves path against the root and refuses anything outside it.
@@ -164,7 +174,8 @@ func run(root string, in io.Reader, out io.Writer) error {
 
 // scripted tries a read inside the workspace, a write outside it and a
 // delete inside it, then reports what happened to each call, from the
-// results it was sent.
+// results it was sent: done, refused (by the policy) or failed (the tool
+// ran and returned an error, as a read of a missing file does).
 func scripted() *faux.Provider {
 	p := faux.New(faux.Reply(faux.Text("Reading go.mod, then tidying up."),
 		faux.Call("c1", "read_file", map[string]any{"path": "go.mod"}),
@@ -175,8 +186,10 @@ func scripted() *faux.Provider {
 		for _, m := range req.Messages {
 			if r, ok := m.(providers.ToolResultMessage); ok {
 				verdict := "done"
-				if r.IsError {
-					verdict = "refused (" + r.Text() + ")"
+				if why, ok := strings.CutPrefix(r.Text(), RefusedPrefix); ok && r.IsError {
+					verdict = "refused (" + why + ")"
+				} else if r.IsError {
+					verdict = "failed (" + r.Text() + ")"
 				}
 				report = append(report, r.ToolName+": "+verdict)
 			}
