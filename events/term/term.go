@@ -13,7 +13,10 @@
 //	  → weather {"city":"Oslo"}
 //	  ✓ weather (301ms): Oslo: 4°C, light rain
 //
-// NewWith takes Options: HideThinking leaves the reasoning out.
+// NewWith takes Options: HideThinking leaves the reasoning out. Control
+// characters in what the model, tools and servers wrote (escape
+// sequences, carriage returns) are printed as U+FFFD, never sent to the
+// terminal.
 package term
 
 import (
@@ -98,10 +101,12 @@ func (p *Printer) Handle(_ context.Context, e events.Event) {
 				fmt.Fprint(p.w, "thinking: ")
 				p.inThinking = true
 			}
-			fmt.Fprint(p.w, e.Stream.Delta)
+			fmt.Fprint(p.w, clean(e.Stream.Delta))
 		case providers.StreamThinkingEnd:
 			if p.inThinking {
 				p.endText()
+			} else if !p.opts.HideThinking {
+				p.wholeThinking(e.Stream)
 			}
 		case providers.StreamTextDelta:
 			if !p.inText {
@@ -109,17 +114,17 @@ func (p *Printer) Handle(_ context.Context, e events.Event) {
 				fmt.Fprint(p.w, "assistant: ")
 				p.inText = true
 			}
-			fmt.Fprint(p.w, e.Stream.Delta)
+			fmt.Fprint(p.w, clean(e.Stream.Delta))
 		}
 	case events.MessageEnd:
 		p.endText()
 		if a, ok := e.Message.(providers.AssistantMessage); ok && a.ErrorMessage != "" {
-			fmt.Fprintf(p.w, "assistant stopped (%s): %s\n", a.StopReason, a.ErrorMessage)
+			fmt.Fprintf(p.w, "assistant stopped (%s): %s\n", a.StopReason, clean(a.ErrorMessage))
 		}
 	case events.ToolExecutionStart:
 		p.endText()
 		p.started[e.ToolCallID] = time.Now()
-		fmt.Fprintf(p.w, "  → %s %s\n", e.ToolName, compact(e.Args))
+		fmt.Fprintf(p.w, "  → %s %s\n", clean(e.ToolName), clean(compact(e.Args)))
 	case events.ToolExecutionEnd:
 		p.endText()
 		d := time.Since(p.started[e.ToolCallID]).Round(time.Millisecond)
@@ -127,15 +132,39 @@ func (p *Printer) Handle(_ context.Context, e events.Event) {
 		if e.IsError {
 			mark = "✗"
 		}
-		fmt.Fprintf(p.w, "  %s %s (%v): %s\n", mark, e.ToolName, d, summary(providers.TextOf(e.Result.Content)))
+		fmt.Fprintf(p.w, "  %s %s (%v): %s\n", mark, clean(e.ToolName), d, summary(clean(providers.TextOf(e.Result.Content))))
 	case events.Compacted:
 		p.endText()
 		fmt.Fprintf(p.w, "  [compacted (%s): ~%d → ~%d tokens; %d dropped, %d shortened, %d summarised%s]\n",
-			e.Strategy, e.Before, e.After, e.Dropped, e.Shortened, e.Summarized, noteOf(e.Note))
+			clean(e.Strategy), e.Before, e.After, e.Dropped, e.Shortened, e.Summarized, clean(noteOf(e.Note)))
 	case events.ToolsChanged:
 		p.endText()
-		fmt.Fprintf(p.w, "  tools changed: +%v -%v\n", e.Added, e.Removed)
+		fmt.Fprintf(p.w, "  tools changed: +%v -%v\n", clean(fmt.Sprint(e.Added)), clean(fmt.Sprint(e.Removed)))
 	}
+}
+
+// wholeThinking prints a reasoning block that ended without deltas: its
+// whole text, or a line saying the provider sent it encrypted only.
+func (p *Printer) wholeThinking(ev providers.StreamEvent) {
+	text := clean(ev.Content)
+	if text == "" {
+		m := ev.Partial()
+		if m == nil || ev.ContentIndex >= len(m.Content) {
+			return
+		}
+		th, ok := m.Content[ev.ContentIndex].(providers.Thinking)
+		if !ok || !th.Redacted {
+			return
+		}
+		text = "(redacted by the provider)"
+	}
+	p.endText()
+	if p.dim {
+		text = dimOn + "thinking: " + text + dimOff
+	} else {
+		text = "thinking: " + text
+	}
+	fmt.Fprintln(p.w, text)
 }
 
 // endText ends the line of streamed text or reasoning, if one is open.
@@ -147,6 +176,26 @@ func (p *Printer) endText() {
 		fmt.Fprintln(p.w)
 		p.inText, p.inThinking = false, false
 	}
+}
+
+// clean makes text from outside (the model, tools, servers) safe to
+// print: control characters other than newline and tab, which could move
+// the cursor, rewrite lines or send terminal commands (escape sequences),
+// print as U+FFFD.
+func clean(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if isControl(r) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+}
+
+func isControl(r rune) bool {
+	return (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f)
 }
 
 func compact(v any) string {
