@@ -25,6 +25,8 @@ type AskMode int
 const (
 	// AskAuto asks natively where the provider offers structured output
 	// (providers.StructuredOutput), and by a final-answer tool elsewhere.
+	// An OpenAI-compatible server that accepts response_format but ignores
+	// it answers in prose: ask it with AskTool.
 	AskAuto AskMode = iota
 	// AskNative asks for the answer as JSON fitting the schema
 	// (Request.Output).
