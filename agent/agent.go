@@ -169,9 +169,11 @@ func (a *Agent) Prompt(ctx context.Context, text string, images ...providers.Ima
 // ErrBusy at once.
 //
 // The error is nil when the model finished. A run that ended failed or
-// aborted returns a *loop.RunError holding its last message (for a
-// cancelled run, errors.Is(err, context.Canceled) holds); the transcript
-// keeps everything that happened either way.
+// aborted returns a *loop.RunError holding its last message; for a run
+// cancelled (Abort, or ctx's cancel func) errors.Is(err, context.Canceled)
+// holds, and for one whose ctx timed out errors.Is(err,
+// context.DeadlineExceeded) does. The transcript keeps everything that
+// happened either way.
 func (a *Agent) PromptMessages(ctx context.Context, msgs ...providers.Message) error {
 	r, c, cfg, err := a.start(ctx, false)
 	if err != nil {

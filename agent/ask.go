@@ -25,6 +25,8 @@ type AskMode int
 const (
 	// AskAuto asks natively where the provider offers structured output
 	// (providers.StructuredOutput), and by a final-answer tool elsewhere.
+	// An OpenAI-compatible server that accepts response_format but ignores
+	// it answers in prose: ask it with AskTool.
 	AskAuto AskMode = iota
 	// AskNative asks for the answer as JSON fitting the schema
 	// (Request.Output).
@@ -61,14 +63,46 @@ type AnswerError struct {
 	// answer, an answer in prose, one too large; at most
 	// MaxQuotedAnswerBytes, cut as the corrections cut it.
 	Problem string
+	// Mode is how the answer was asked for: AskNative or AskTool (AskAuto
+	// resolved).
+	Mode AskMode
 }
 
+// Error says how many answers failed and what was wrong with the last.
+// For an answer asked for natively it also names the way out when the
+// server ignored the schema.
 func (e *AnswerError) Error() string {
-	return fmt.Sprintf("agent: no answer fit after %d attempts; the last: %s", e.Attempts, e.Problem)
+	attempts := "attempts"
+	if e.Attempts == 1 {
+		attempts = "attempt"
+	}
+	if e.Mode == AskNative && e.Problem != AnswerCutOffProblem {
+		return fmt.Sprintf("agent: no answer fit after %d %s, asked natively (%s); the last: %s", e.Attempts, attempts, askNativeHint, e.Problem)
+	}
+	return fmt.Sprintf("agent: no answer fit after %d %s; the last: %s", e.Attempts, attempts, e.Problem)
 }
+
+// askNativeHint is the part of AnswerError's text that points a
+// native Ask that failed to the tool mode: a server that ignores the
+// request's schema (response_format on OpenAI-compatible servers) answers
+// in prose or in JSON of its own shape, however often it is corrected.
+const askNativeHint = "a server that ignores response_format answers in prose: " +
+	"AskWith(ctx, a, prompt, agent.AskOptions{Mode: agent.AskTool}) asks through a final-answer tool instead"
 
 // Ask runs prompt and returns the model's final answer as a T: see
 // AskWith.
+//
+// How the answer is asked for depends on the provider (AskOptions.Mode):
+// natively, as JSON fitting T's schema (response_format on
+// OpenAI-compatible servers), where the provider offers structured output;
+// elsewhere through a tool named "final_answer" whose arguments are the
+// answer. A server that accepts response_format but ignores it answers in
+// prose; ask it with AskWith and AskOptions{Mode: AskTool}.
+//
+// To script an answer with providers/faux (which offers no structured
+// output), reply with a call to that tool:
+//
+//	model := faux.New(faux.Reply(faux.Call("a1", "final_answer", map[string]any{"number": "INV-7"})))
 func Ask[T any](ctx context.Context, a *Agent, prompt string) (T, error) {
 	return AskWith[T](ctx, a, prompt, AskOptions{})
 }
@@ -135,7 +169,7 @@ func AskWith[T any](ctx context.Context, a *Agent, prompt string, opts AskOption
 	case err != nil:
 		return zero, err
 	}
-	return zero, &AnswerError{Attempts: st.attempts, Answer: st.last, Problem: st.problem}
+	return zero, &AnswerError{Attempts: st.attempts, Answer: st.last, Problem: st.problem, Mode: st.mode()}
 }
 
 // asking is the state of one AskWith.
@@ -152,6 +186,14 @@ type asking struct {
 	last     string // the last answer given
 	problem  string // what was wrong with it
 	fix      providers.Message
+}
+
+// mode is how the answer is asked for, AskAuto resolved.
+func (st *asking) mode() AskMode {
+	if st.native {
+		return AskNative
+	}
+	return AskTool
 }
 
 // configure adds to the run what asking needs: the schema (natively) or

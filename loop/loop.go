@@ -51,9 +51,12 @@ var ErrMaxTurns = errors.New("loop: the run reached Config.MaxTurns")
 // before it.
 //
 // Err is the cause: for an aborted run the context's error, so that
-// errors.Is(err, context.Canceled) holds for a cancelled run; the error of
-// a hook, a provider or the loop that failed; nil when the model or its
-// provider reported the failure in the response itself.
+// errors.Is(err, context.Canceled) holds for a cancelled run (an Abort, a
+// cancel func) and errors.Is(err, context.DeadlineExceeded) for one whose
+// context timed out (context.WithTimeout, WithDeadline): test for both to
+// catch every abort; the error of a hook, a provider or the loop that
+// failed; nil when the model or its provider reported the failure in the
+// response itself.
 type RunError struct {
 	Message providers.AssistantMessage
 	Err     error

@@ -47,3 +47,25 @@ func Example() {
 	// Output:
 	//   → weather {"city":"Oslo"}
 }
+
+// The reasoning of a model that thinks out loud is printed before its
+// answer; term.Options{HideThinking: true} leaves it out.
+func ExampleNewWith() {
+	ctx := context.Background()
+	b := providers.NewBuilder(providers.Model{ID: "m"})
+	b.Start()
+	for _, hide := range []bool{false, true} {
+		p := term.NewWith(os.Stdout, term.Options{HideThinking: hide})
+		b.ThinkingStart()
+		p.Handle(ctx, events.MessageUpdate{Stream: b.ThinkingDelta("Two and three make five.")})
+		p.Handle(ctx, events.MessageUpdate{Stream: b.ThinkingEnd("")})
+		b.TextStart()
+		p.Handle(ctx, events.MessageUpdate{Stream: b.TextDelta("5")})
+		p.Handle(ctx, events.MessageUpdate{Stream: b.TextEnd()})
+		p.Handle(ctx, events.MessageEnd{})
+	}
+	// Output:
+	// thinking: Two and three make five.
+	// assistant: 5
+	// assistant: 5
+}

@@ -38,6 +38,25 @@ func TestPolicy(t *testing.T) {
 	}
 }
 
+// TestFailedIsNotRefused: a read the policy allows that fails (no such
+// file) is reported as failed, not refused; the refusals still are.
+func TestFailedIsNotRefused(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	var out strings.Builder
+	if err := run(t.TempDir(), strings.NewReader(""), &out); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{"read_file: failed (open ", "write_file: refused (../outside.txt is outside", "delete_file: refused (the user did not approve"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "read_file: refused") {
+		t.Errorf("a failed read called refused:\n%s", got)
+	}
+}
+
 func TestInside(t *testing.T) {
 	p := &Policy{Root: "/work/root"}
 	for path, ok := range map[string]bool{"a.txt": true, "sub/../b": true, "../x": false, "/etc/passwd": false, "/work/root/c": true, "/work/rootkit": false, "": false} {

@@ -8,7 +8,8 @@
 //	go run ./examples/web [-addr 127.0.0.1:8080]
 //
 // With OPENAI_API_KEY set it talks to that endpoint; otherwise a scripted
-// model answers every message with three tool calls and a summary.
+// model answers every message with three tool calls and a summary, and the
+// page says so above the conversation.
 package main
 
 import (
@@ -32,8 +33,9 @@ func main() {
 	flag.Parse()
 	var p providers.Provider = scripted()
 	m := providers.Model{ID: "scripted", Provider: "faux"}
+	notice := scriptedNotice
 	if live, lm, ok := openai.FromEnv(); ok {
-		p, m = live, lm
+		p, m, notice = live, lm, ""
 	} else {
 		fmt.Println("web: OPENAI_API_KEY is not set; a scripted model answers.")
 	}
@@ -42,6 +44,7 @@ func main() {
 		log.Fatal(err)
 	}
 	s := newServer(a)
+	s.notice = notice
 	srv := sse.NewServer(*addr, s.handler())
 	go func() {
 		stop := make(chan os.Signal, 1)

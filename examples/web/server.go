@@ -17,6 +17,7 @@ type server struct {
 	agent  *agent.Agent
 	broker *sse.Broker
 	guard  *sse.Guard // only the page's owner drives it
+	notice string     // shown above the conversation (scriptedNotice, or none)
 
 	mu      sync.Mutex
 	running bool
@@ -31,11 +32,15 @@ func newServer(a *agent.Agent) *server {
 }
 
 func (s *server) handler() http.Handler {
-	return webchat.Handler(webchat.Backend{Events: s.broker, Send: s.send, Guard: s.guard, Stop: func(context.Context) error {
+	return webchat.Handler(webchat.Backend{Events: s.broker, Send: s.send, Guard: s.guard, Notice: s.notice, Stop: func(context.Context) error {
 		s.agent.Abort()
 		return nil
 	}})
 }
+
+// scriptedNotice is what the page says when the scripted model answers.
+const scriptedNotice = "A scripted model answers: every message gets the same three tool calls and a canned summary. " +
+	"Set OPENAI_API_KEY (and OPENAI_BASE_URL, OPENAI_MODEL for another server) and restart for a real one."
 
 // maxSteering bounds the messages queued for one running turn.
 const maxSteering = 16

@@ -23,6 +23,7 @@ func testServer(t *testing.T, slow time.Duration) (*server, *httptest.Server) {
 		t.Fatal(err)
 	}
 	s := newServer(a)
+	s.notice = scriptedNotice // as main sets it for the scripted model
 	hs := httptest.NewServer(s.handler())
 	t.Cleanup(func() {
 		s.close()

@@ -98,7 +98,7 @@ func (s Summarize) view(ctx context.Context, in loop.CompactInput) (loop.Compact
 	n := countMessages(older)
 	return loop.CompactOutput{Send: view, Store: summary, Event: &events.Compacted{Strategy: "summarize",
 		Before: before, After: sum(view), Summarized: n,
-		Note: fmt.Sprintf("%d messages summarised in %d characters", n, len(text))}}, nil
+		Note: fmt.Sprintf("%d %s summarised in %d characters", n, plural(n, "message", "messages"), len(text))}}, nil
 }
 
 // sending estimates the request without compaction: the latest summary
@@ -266,4 +266,12 @@ func argumentsOf(c providers.ToolCall) string {
 		return c.RawArguments
 	}
 	return fmt.Sprint(c.Arguments)
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

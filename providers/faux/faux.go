@@ -8,6 +8,20 @@
 // A cancelled context yields stop reason aborted with the error message
 // [providers.AbortedMessage]; an empty queue yields stop reason error with
 // "no scripted response left". Every request is recorded for inspection.
+//
+// A tool call is scripted as the model writes one, by the tool's name;
+// the loop runs the tool and the next queued reply follows its result:
+//
+//	model := faux.New(
+//		faux.Reply(faux.Call("c1", "weather", map[string]any{"city": "Oslo"})),
+//		faux.Reply(faux.Text("It is 4°C in Oslo.")),
+//	)
+//
+// A typed answer for agent.Ask is scripted the same way: the Provider
+// offers no structured output, so Ask asks through a tool named
+// "final_answer" (AskOptions.Name) whose arguments are the answer:
+//
+//	faux.Reply(faux.Call("a1", "final_answer", map[string]any{"number": "INV-7", "paid": true}))
 package faux
 
 import (

@@ -3,11 +3,14 @@
 // talks to. The page shows the assistant's text as it streams, a card per
 // tool call (its arguments, its progress, its result or error), and lets
 // the user send a message (which starts a run, or steers the running one)
-// and stop the run.
+// and stop the run. Before the first message it says what to do, and
+// Backend.Notice (say, that a scripted model answers) stays in view above
+// the conversation.
 //
 // The API, all under /api/:
 //
 //	GET  /api/events  the agent's events as Server-Sent Events (Backend.Events, an *sse.Broker)
+//	GET  /api/info    {"notice": Backend.Notice}: a line the page shows above the conversation
 //	POST /api/send    {"text": "..."}: Backend.Send; answers {"mode": "prompt" | "steer" | "sent"}
 //	POST /api/stop    Backend.Stop; answers 204
 //
@@ -47,6 +50,11 @@ type Backend struct {
 	Stop func(ctx context.Context) error
 	// Guard admits the page's owner only; required (sse.NewGuard).
 	Guard *sse.Guard
+	// Notice, when not empty, is shown above the conversation as plain
+	// text: tell the user here what answers them when it is not a real
+	// model ("A scripted model answers: set OPENAI_API_KEY for a real
+	// one.").
+	Notice string
 }
 
 // Handler serves the page at / and its API under /api/, behind b.Guard. A
@@ -64,6 +72,7 @@ func Handler(b Backend) http.Handler {
 	files, _ := fs.Sub(static, "static")
 	mux.Handle("GET /", http.FileServerFS(files))
 	mux.Handle("GET /api/events", b.Events)
+	mux.Handle("GET /api/info", info(b))
 	mux.HandleFunc("POST /api/send", func(w http.ResponseWriter, r *http.Request) {
 		// Read to the end (bounded by the Guard), so that the connection
 		// serves the next request.

@@ -75,7 +75,8 @@ const handlers = {
     bubble = null;
     unshown = "";
     toolsBox = null;
-    if (e.omitted) log.appendChild(el("div", "msg assistant error", "(" + e.omitted + " earlier messages are no longer kept)"));
+    if (e.omitted) log.appendChild(el("div", "msg assistant error",
+      e.omitted === 1 ? "(1 earlier message is no longer kept)" : "(" + e.omitted + " earlier messages are no longer kept)"));
     for (const m of e.messages) showMessage(m);
     for (const t of e.tools) {
       const card = toolCard(t.toolCallId, t.toolName, t.args);
@@ -177,4 +178,21 @@ form.addEventListener("submit", async (ev) => {
 
 stopBtn.addEventListener("click", () => fetch("/api/stop", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }));
 
+// showInfo shows the server's notice (say, that a scripted model answers).
+async function showInfo() {
+  try {
+    const resp = await fetch("/api/info");
+    if (!resp.ok) return;
+    const { notice } = await resp.json();
+    const box = document.getElementById("notice");
+    box.textContent = notice || "";
+    box.hidden = !notice;
+  } catch (err) {
+    console.info("no notice:", err);
+  } finally {
+    document.body.dataset.info = "loaded";
+  }
+}
+
+showInfo();
 connect();
