@@ -31,12 +31,12 @@
 // messages the snapshot keeps, and the number of clients by MaxClients (a
 // 503 past it).
 //
-// Publishing never waits for clients: clients take no lock that Publish
+// Publishing never waits for clients: clients take no lock that Handle
 // takes. Each event leaves the Broker's state as a value that never
 // changes (the buffered events, shared rather than copied, and the
 // conversation as of that event), which clients read with one atomic
 // load; a client encodes its snapshot (once per event for all of them)
-// and writes outside of anything Publish holds, so a client too slow to
+// and writes outside of anything Handle holds, so a client too slow to
 // keep up falls behind in the buffer, not the run.
 package sse
 
@@ -89,7 +89,7 @@ type Broker struct {
 	clients atomic.Int64 // the streams being served
 	now     atomic.Pointer[state]
 
-	// mu is taken by Publish and Close only, never by a client.
+	// mu is taken by Handle and Close only, never by a client.
 	mu    sync.Mutex
 	buf   window[entry] // the kept events, oldest first
 	limit int           // how many events buf keeps
@@ -127,9 +127,9 @@ func New(capacity int) *Broker {
 	return b
 }
 
-// Publish records an event; it is an events.Handler. It never blocks on
+// Handle records an event; it is an events.Handler. It never blocks on
 // clients. Events that fail to encode are dropped.
-func (b *Broker) Publish(_ context.Context, e events.Event) {
+func (b *Broker) Handle(_ context.Context, e events.Event) {
 	data, err := events.MarshalWire(e)
 	if err != nil {
 		return
@@ -208,7 +208,7 @@ type pending struct {
 // holds. Either way, a channel closed on the next publish.
 //
 // It reads the current state, without a lock: nothing a client does
-// (encoding the snapshot, writing to a slow connection) holds up Publish.
+// (encoding the snapshot, writing to a slow connection) holds up Handle.
 func (b *Broker) pending(id uint64, snap bool) (p pending) {
 	s := b.now.Load()
 	p.wake, p.closed = s.wake, s.closed
@@ -340,4 +340,14 @@ func (b *Broker) lastEventID(r *http.Request) (seq uint64, foreign bool) {
 		return 0, true
 	}
 	return seq, false
+}
+
+// refuse answers a request with an error at once and closes the
+// connection, giving a body the request declared half a second more to
+// arrive (so a client that sends one reads the answer, not a reset) and
+// never waiting for one that is not sent.
+func refuse(w http.ResponseWriter, msg string, code int) {
+	w.Header().Set("Connection", "close")
+	http.Error(w, msg, code)
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(500 * time.Millisecond))
 }

@@ -22,7 +22,7 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/agentloop/agentloop/events/sse"
+	"github.com/agentloop/agentloop/events/sse/webchat"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/openai"
 )
@@ -42,7 +42,7 @@ func main() {
 		log.Fatal(err)
 	}
 	s := newServer(a)
-	srv := sse.NewServer(*addr, s.handler())
+	srv := webchat.NewServer(*addr, s.handler())
 	go func() {
 		stop := make(chan os.Signal, 1)
 		signal.Notify(stop, os.Interrupt)

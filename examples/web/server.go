@@ -16,7 +16,7 @@ import (
 type server struct {
 	agent  *agent.Agent
 	broker *sse.Broker
-	guard  *sse.Guard // only the page's owner drives it
+	guard  *webchat.Guard // only the page's owner drives it
 
 	mu      sync.Mutex
 	running bool
@@ -25,8 +25,8 @@ type server struct {
 }
 
 func newServer(a *agent.Agent) *server {
-	s := &server{agent: a, broker: sse.New(20000), guard: sse.NewGuard()}
-	a.Subscribe(s.broker.Publish)
+	s := &server{agent: a, broker: sse.New(20000), guard: webchat.NewGuard()}
+	a.Subscribe(s.broker.Handle)
 	return s
 }
 

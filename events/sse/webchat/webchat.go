@@ -11,11 +11,11 @@
 //	POST /api/send    {"text": "..."}: Backend.Send; answers {"mode": "prompt" | "steer" | "sent"}
 //	POST /api/stop    Backend.Stop; answers 204
 //
-// Every request goes through the Backend's Guard (package events/sse):
+// Every request goes through the Backend's Guard:
 // only localhost names, only with the token of the page's address, and
 // state-changing requests only as same-origin JSON of a bounded size. A
 // refused request is answered at once and its connection closed. Serve it
-// on a loopback address with sse.NewServer's timeouts, and print
+// on a loopback address with NewServer's timeouts, and print
 // g.URL(...) for the user to open.
 package webchat
 
@@ -29,8 +29,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/agentloop/agentloop/events/sse"
 )
 
 //go:embed static
@@ -45,8 +43,8 @@ type Backend struct {
 	Send func(ctx context.Context, text string) (mode string, err error)
 	// Stop aborts the running turn.
 	Stop func(ctx context.Context) error
-	// Guard admits the page's owner only; required (sse.NewGuard).
-	Guard *sse.Guard
+	// Guard admits the page's owner only; required (NewGuard).
+	Guard *Guard
 }
 
 // Handler serves the page at / and its API under /api/, behind b.Guard. A
