@@ -65,7 +65,7 @@ func TestIDsWorkEverywhereOrNowhere(t *testing.T) {
 			t.Errorf("%.20q accepted", id)
 		}
 		if _, err := bus.Publisher(context.Background(), id, natsbus.PublisherOptions{}); err == nil {
-			t.Errorf("NewPublisher accepted %.20q", id)
+			t.Errorf("Publisher accepted %.20q", id)
 		}
 		if err := bus.Send(context.Background(), id, natsbus.Command{Type: natsbus.CommandAbort}); err == nil {
 			t.Errorf("Send accepted %.20q", id)

@@ -7,7 +7,9 @@
 //
 //	pub, err := bus.Publisher(ctx, runID, natsbus.PublisherOptions{}) // the worker: events out
 //	a.Subscribe(pub.Handle)
-//	stop, err := bus.Serve(ctx, runID, "worker", func(c natsbus.Command) { c.Apply(a) }) // commands in
+//	stop, err := bus.Serve(ctx, runID, "worker", func(c natsbus.Command) { // commands in
+//		if !c.Apply(a) { /* a prompt: start a run */ }
+//	})
 //
 //	sub, err := bus.Subscribe(ctx, runID, 1, func(seq uint64, e events.Event) { … }) // anywhere
 //	err = bus.Send(ctx, runID, natsbus.Command{Type: natsbus.CommandSteer, Text: "focus on tests"})
