@@ -175,6 +175,7 @@ func TestOversizedEventsAreTrimmed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer pub.Close(context.Background())
 	var raw sync.Map // seq -> message
 	sub, err := js.OrderedConsumer(context.Background(), natsbus.DefaultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{bus.EventsSubject(run)}})
 	if err != nil {
