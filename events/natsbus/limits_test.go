@@ -30,7 +30,7 @@ func TestWorkerRestartContinuesTheSequence(t *testing.T) {
 	release, started := make(chan struct{}), make(chan struct{})
 	close(release)
 	col := newCollector(2)
-	sub, err := natsbus.Subscribe(context.Background(), srv.connect(t), run, 1, col.handle)
+	sub, err := srv.connect(t).Subscribe(context.Background(), run, 1, col.handle)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,18 +59,18 @@ func TestWorkerRestartContinuesTheSequence(t *testing.T) {
 // refused by all.
 func TestIDsWorkEverywhereOrNowhere(t *testing.T) {
 	srv := startServer(t)
-	js := srv.connect(t)
+	bus := srv.connect(t)
 	for _, id := range []string{"", "x/y", "a\x00b", "a.b", "a b", strings.Repeat("r", natsbus.MaxIDLength+1)} {
 		if natsbus.CheckRunID(id) == nil {
 			t.Errorf("%.20q accepted", id)
 		}
-		if _, err := natsbus.NewPublisher(context.Background(), js, id, natsbus.PublisherOptions{}); err == nil {
-			t.Errorf("NewPublisher accepted %.20q", id)
+		if _, err := bus.Publisher(context.Background(), id, natsbus.PublisherOptions{}); err == nil {
+			t.Errorf("Publisher accepted %.20q", id)
 		}
-		if err := natsbus.Send(context.Background(), js, id, natsbus.Command{Type: natsbus.CommandAbort}); err == nil {
+		if err := bus.Send(context.Background(), id, natsbus.Command{Type: natsbus.CommandAbort}); err == nil {
 			t.Errorf("Send accepted %.20q", id)
 		}
-		if _, err := natsbus.Serve(context.Background(), js, "run", id, func(natsbus.Command) {}); err == nil {
+		if _, err := bus.Serve(context.Background(), "run", id, func(natsbus.Command) {}); err == nil {
 			t.Errorf("Serve accepted the worker %.20q", id)
 		}
 	}
@@ -83,12 +83,12 @@ func TestIDsWorkEverywhereOrNowhere(t *testing.T) {
 // worker "c" used to share one consumer; each now gets its own commands.
 func TestConsumersDoNotCollide(t *testing.T) {
 	srv := startServer(t)
-	js := srv.connect(t)
+	bus := srv.connect(t)
 	got := map[string][]string{}
 	var mu sync.Mutex
 	arrived := make(chan struct{}, 2)
 	serve := func(run, w string) func() {
-		stop, err := natsbus.Serve(context.Background(), js, run, w, func(c natsbus.Command) {
+		stop, err := bus.Serve(context.Background(), run, w, func(c natsbus.Command) {
 			mu.Lock()
 			got[run] = append(got[run], c.Text)
 			mu.Unlock()
@@ -102,7 +102,7 @@ func TestConsumersDoNotCollide(t *testing.T) {
 	defer serve("a", "b-c")()
 	defer serve("a-b", "c")()
 	for _, run := range []string{"a", "a-b"} {
-		if err := natsbus.Send(context.Background(), js, run, natsbus.Command{Type: natsbus.CommandSteer, Text: "for " + run}); err != nil {
+		if err := bus.Send(context.Background(), run, natsbus.Command{Type: natsbus.CommandSteer, Text: "for " + run}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -127,18 +127,17 @@ func TestConsumersDoNotCollide(t *testing.T) {
 // agent_end included, by name.
 func TestPublishNeverBlocksTheRun(t *testing.T) {
 	srv := startServer(t)
-	js := srv.connect(t)
+	bus := srv.connect(t)
 	var logs syncBuffer
-	pub, err := natsbus.NewPublisher(context.Background(), js, "run-bounded", natsbus.PublisherOptions{RetryFor: 100 * time.Millisecond, MaxEventBytes: 4096})
+	pub, err := bus.Publisher(context.Background(), "run-bounded", natsbus.PublisherOptions{RetryFor: 100 * time.Millisecond, MaxEventBytes: 4096, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	many := make([]providers.Message, 500)
 	for i := range many {
 		many[i] = providers.NewUserText("x")
 	}
-	pub.Publish(context.Background(), events.AgentEnd{Messages: many})
+	pub.Handle(context.Background(), events.AgentEnd{Messages: many})
 	if pub.Failed() != 1 || !strings.Contains(logs.String(), "MaxEventBytes") {
 		t.Fatalf("an oversized event: %d failed, log %q", pub.Failed(), logs.String())
 	}
@@ -146,7 +145,7 @@ func TestPublishNeverBlocksTheRun(t *testing.T) {
 	returned := make(chan struct{})
 	go func() {
 		for _, e := range []events.Event{events.TurnStart{}, events.AgentEnd{}} {
-			pub.Publish(context.Background(), e)
+			pub.Handle(context.Background(), e)
 		}
 		close(returned)
 	}()
@@ -169,15 +168,16 @@ func TestPublishNeverBlocksTheRun(t *testing.T) {
 // keep everything.
 func TestOversizedEventsAreTrimmed(t *testing.T) {
 	srv := startServer(t)
-	js := srv.connect(t)
+	js := srv.jetstream(t)
+	bus := newBus(t, js, natsbus.Options{})
 	run := "run-trimmed"
-	pub, err := natsbus.NewPublisher(context.Background(), js, run, natsbus.PublisherOptions{MaxEventBytes: 64 << 10})
+	pub, err := bus.Publisher(context.Background(), run, natsbus.PublisherOptions{MaxEventBytes: 64 << 10, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub.Logger = slog.New(slog.DiscardHandler)
+	defer pub.Close(context.Background())
 	var raw sync.Map // seq -> message
-	sub, err := js.OrderedConsumer(context.Background(), natsbus.StreamName, jetstream.OrderedConsumerConfig{FilterSubjects: []string{natsbus.EventsSubject(run)}})
+	sub, err := js.OrderedConsumer(context.Background(), natsbus.DefaultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{bus.EventsSubject(run)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestOversizedEventsAreTrimmed(t *testing.T) {
 	}
 	defer cc.Stop()
 	col := newCollector(1)
-	s, err := natsbus.Subscribe(context.Background(), js, run, 1, col.handle)
+	s, err := bus.Subscribe(context.Background(), run, 1, col.handle)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,10 +195,10 @@ func TestOversizedEventsAreTrimmed(t *testing.T) {
 	output := strings.Repeat("line of output\n", 20000) // 300 KB
 	answer := providers.AssistantMessage{Content: []providers.Content{providers.Text{Text: strings.Repeat("é", 100000)}}, StopReason: providers.StopReasonStop}
 	end := events.ToolExecutionEnd{ToolCallID: "c1", ToolName: "run", Result: tools.TextResult(output)}
-	pub.Publish(context.Background(), events.AgentStart{})
-	pub.Publish(context.Background(), end)
-	pub.Publish(context.Background(), events.MessageEnd{Message: answer})
-	pub.Publish(context.Background(), events.AgentEnd{Messages: []providers.Message{answer}})
+	pub.Handle(context.Background(), events.AgentStart{})
+	pub.Handle(context.Background(), end)
+	pub.Handle(context.Background(), events.MessageEnd{Message: answer})
+	pub.Handle(context.Background(), events.AgentEnd{Messages: []providers.Message{answer}})
 	col.wait(t)
 	col.contiguous(t, 1)
 	if pub.Failed() != 0 || pub.Trimmed() != 3 || len(col.types) != 4 {
@@ -231,9 +231,10 @@ func TestOversizedEventsAreTrimmed(t *testing.T) {
 // it: numbers jump, nothing is lost.)
 func TestForgedSequenceDoesNotSilence(t *testing.T) {
 	srv := startServer(t)
-	js := srv.connect(t)
+	js := srv.jetstream(t)
+	bus := newBus(t, js, natsbus.Options{})
 	forge := func(run, seq string) {
-		forged := nats.NewMsg(natsbus.EventsSubject(run))
+		forged := nats.NewMsg(bus.EventsSubject(run))
 		forged.Data = []byte(`{"type":"turn_start"}`)
 		forged.Header.Set(natsbus.HeaderSeq, seq)
 		if _, err := js.PublishMsg(context.Background(), forged); err != nil {
@@ -259,7 +260,7 @@ func TestForgedSequenceDoesNotSilence(t *testing.T) {
 			if tt.want[0] != 1 {
 				forge(run, tt.seq)
 			}
-			pub, err := natsbus.NewPublisher(context.Background(), js, run, natsbus.PublisherOptions{})
+			pub, err := bus.Publisher(context.Background(), run, natsbus.PublisherOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -268,19 +269,19 @@ func TestForgedSequenceDoesNotSilence(t *testing.T) {
 			}
 			defer pub.Close(context.Background())
 			col := newCollector(1)
-			sub, err := natsbus.Subscribe(context.Background(), js, run, 1, col.handle)
+			sub, err := bus.Subscribe(context.Background(), run, 1, col.handle)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer sub.Stop()
-			pub.Publish(context.Background(), events.AgentStart{})
+			pub.Handle(context.Background(), events.AgentStart{})
 			if !tt.first && tt.want[0] == 1 {
 				waitFor(t, func() bool { return sub.Last() == 1 })
 				forge(run, tt.seq)
 			}
-			pub.Publish(context.Background(), events.TurnStart{})
-			pub.Publish(context.Background(), events.TurnStart{})
-			pub.Publish(context.Background(), events.AgentEnd{})
+			pub.Handle(context.Background(), events.TurnStart{})
+			pub.Handle(context.Background(), events.TurnStart{})
+			pub.Handle(context.Background(), events.AgentEnd{})
 			col.wait(t)
 			if sub.Bad() != tt.bad {
 				t.Fatalf("bad %d, want %d", sub.Bad(), tt.bad)

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.uber.org/goleak"
 
 	"github.com/agentloop/agentloop/agent"
 	"github.com/agentloop/agentloop/events"
@@ -68,8 +69,27 @@ func (e *embedded) stop() {
 
 func (e *embedded) url() string { return fmt.Sprintf("nats://127.0.0.1:%d", e.opts.Port) }
 
-// connect returns a JetStream client that reconnects forever.
-func (e *embedded) connect(t *testing.T) jetstream.JetStream {
+// connect returns a Bus with the default names on a client of its own.
+func (e *embedded) connect(t *testing.T) *natsbus.Bus {
+	t.Helper()
+	return newBus(t, e.jetstream(t), natsbus.Options{})
+}
+
+// newBus returns a Bus on js whose stream exists.
+func newBus(t *testing.T, js jetstream.JetStream, opts natsbus.Options) *natsbus.Bus {
+	t.Helper()
+	bus, err := natsbus.New(js, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bus.EnsureStream(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return bus
+}
+
+// jetstream returns a JetStream client that reconnects forever.
+func (e *embedded) jetstream(t *testing.T) jetstream.JetStream {
 	t.Helper()
 	nc, err := nats.Connect(e.url(), nats.MaxReconnects(-1), nats.ReconnectWait(20*time.Millisecond))
 	if err != nil {
@@ -78,9 +98,6 @@ func (e *embedded) connect(t *testing.T) jetstream.JetStream {
 	t.Cleanup(nc.Close)
 	js, err := jetstream.New(nc)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := natsbus.EnsureStream(context.Background(), js); err != nil {
 		t.Fatal(err)
 	}
 	return js
@@ -146,10 +163,10 @@ func sameTranscript(t *testing.T, got, want []providers.Message) {
 }
 
 // subscribeAll follows the run's events from the start until the test ends.
-func subscribeAll(t *testing.T, js jetstream.JetStream, run string) (*collector, *natsbus.Subscription) {
+func subscribeAll(t *testing.T, bus *natsbus.Bus, run string) (*collector, *natsbus.Subscription) {
 	t.Helper()
 	col := newCollector(1)
-	sub, err := natsbus.Subscribe(context.Background(), js, run, 1, col.handle)
+	sub, err := bus.Subscribe(context.Background(), run, 1, col.handle)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +187,7 @@ type labelArgs struct {
 
 // worker builds an agent whose events go to NATS and whose commands come
 // from it; release lets its slow tool finish.
-func worker(t *testing.T, js jetstream.JetStream, run string, release <-chan struct{}, started chan<- struct{}) (*agent.Agent, *natsbus.Publisher) {
+func worker(t *testing.T, bus *natsbus.Bus, run string, release <-chan struct{}, started chan<- struct{}) (*agent.Agent, *natsbus.Publisher) {
 	t.Helper()
 	var once sync.Once
 	slow := tools.Must(tools.New(tools.Config{Name: "slow"}, func(ctx context.Context, a labelArgs) (tools.Result, error) {
@@ -196,7 +213,7 @@ func worker(t *testing.T, js jetstream.JetStream, run string, release <-chan str
 			return faux.Reply(faux.Text("done")), nil
 		}
 	}
-	pub, err := natsbus.NewPublisher(context.Background(), js, run, natsbus.PublisherOptions{})
+	pub, err := bus.Publisher(context.Background(), run, natsbus.PublisherOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +222,7 @@ func worker(t *testing.T, js jetstream.JetStream, run string, release <-chan str
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.Subscribe(pub.Publish)
+	a.Subscribe(pub.Handle)
 	return a, pub
 }
 
@@ -216,9 +233,9 @@ func TestWorkerConsumerController(t *testing.T) {
 	srv := startServer(t)
 	run := "run-1"
 	release, started := make(chan struct{}), make(chan struct{})
-	wjs := srv.connect(t)
-	a, pub := worker(t, wjs, run, release, started)
-	stop, err := natsbus.Serve(context.Background(), wjs, run, "worker", func(c natsbus.Command) { c.Apply(a) })
+	bus := srv.connect(t)
+	a, pub := worker(t, bus, run, release, started)
+	stop, err := bus.Serve(context.Background(), run, "worker", func(c natsbus.Command) { c.Apply(a) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +244,7 @@ func TestWorkerConsumerController(t *testing.T) {
 	col, sub := subscribeAll(t, srv.connect(t), run)
 	done := prompt(a)
 	<-started
-	if err := natsbus.Send(context.Background(), srv.connect(t), run, natsbus.Command{Type: natsbus.CommandSteer, Text: "also this"}); err != nil {
+	if err := srv.connect(t).Send(context.Background(), run, natsbus.Command{Type: natsbus.CommandSteer, Text: "also this"}); err != nil {
 		t.Fatal(err)
 	}
 	// The steering message is in the agent's queue before the tools finish.
@@ -255,16 +272,16 @@ func TestAbortOverNATS(t *testing.T) {
 	run := "run-abort"
 	release, started := make(chan struct{}), make(chan struct{})
 	defer close(release)
-	wjs := srv.connect(t)
-	a, _ := worker(t, wjs, run, release, started)
-	stop, err := natsbus.Serve(context.Background(), wjs, run, "worker", func(c natsbus.Command) { c.Apply(a) })
+	bus := srv.connect(t)
+	a, _ := worker(t, bus, run, release, started)
+	stop, err := bus.Serve(context.Background(), run, "worker", func(c natsbus.Command) { c.Apply(a) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer stop()
 	done := prompt(a)
 	<-started
-	if err := natsbus.Send(context.Background(), srv.connect(t), run, natsbus.Command{Type: natsbus.CommandAbort}); err != nil {
+	if err := srv.connect(t).Send(context.Background(), run, natsbus.Command{Type: natsbus.CommandAbort}); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; !errors.Is(err, context.Canceled) {
@@ -283,8 +300,8 @@ func TestServerRestartMidRun(t *testing.T) {
 	srv := startServer(t)
 	run := "run-restart"
 	release, started := make(chan struct{}), make(chan struct{})
-	js := &failWitness{JetStream: srv.connect(t), failed: make(chan struct{})}
-	a, pub := worker(t, js, run, release, started)
+	js := &failWitness{JetStream: srv.jetstream(t), failed: make(chan struct{})}
+	a, pub := worker(t, newBus(t, js, natsbus.Options{}), run, release, started)
 	col, _ := subscribeAll(t, srv.connect(t), run)
 	done := prompt(a)
 	<-started
@@ -333,9 +350,9 @@ func TestLateConsumer(t *testing.T) {
 	if err := a.Prompt(context.Background(), "go"); err != nil {
 		t.Fatal(err)
 	}
-	js := srv.connect(t)
+	bus := srv.connect(t)
 	all := newCollector(1)
-	sub, err := natsbus.Subscribe(context.Background(), js, run, 1, all.handle)
+	sub, err := bus.Subscribe(context.Background(), run, 1, all.handle)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +363,7 @@ func TestLateConsumer(t *testing.T) {
 
 	from := pub.Seq() - 3
 	tail := newCollector(1)
-	sub2, err := natsbus.Subscribe(context.Background(), js, run, from, tail.handle)
+	sub2, err := bus.Subscribe(context.Background(), run, from, tail.handle)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,7 +393,110 @@ func TestValidation(t *testing.T) {
 			t.Errorf("%q accepted", id)
 		}
 	}
-	if err := natsbus.Send(context.Background(), nil, "r", natsbus.Command{Type: "explode"}); err == nil {
+	srv := startServer(t)
+	js := srv.jetstream(t)
+	if err := srv.connect(t).Send(context.Background(), "r", natsbus.Command{Type: "explode"}); err == nil {
 		t.Error("unknown command accepted")
 	}
+	if _, err := natsbus.New(nil, natsbus.Options{}); err == nil {
+		t.Error("a nil client accepted")
+	}
+	long := strings.Repeat("a", natsbus.MaxIDLength+1)
+	for _, tt := range []struct {
+		stream, prefix string
+		ok             bool
+	}{
+		{"", "", true},
+		{"MY_RUNS-2", "acme.agents.v2", true},
+		{"S", "a", true},
+		{"a.b", "", false},
+		{"a b", "", false},
+		{"A*", "", false},
+		{long, "", false},
+		{"", "a..b", false},
+		{"", ".a", false},
+		{"", "a.", false},
+		{"", "a.*", false},
+		{"", "a.>", false},
+		{"", "a b", false},
+		{"", "a\x00b", false},
+		{"", long, false},
+	} {
+		_, err := natsbus.New(js, natsbus.Options{Stream: tt.stream, Prefix: tt.prefix})
+		if (err == nil) != tt.ok {
+			t.Errorf("stream %.20q, prefix %.20q: %v", tt.stream, tt.prefix, err)
+		}
+	}
 }
+
+// TestBusesApart: two buses with their own stream and prefix on one
+// server carry runs of the same id without seeing each other's events or
+// commands, and their subjects are the ones documented.
+func TestBusesApart(t *testing.T) {
+	srv := startServer(t)
+	js := srv.jetstream(t)
+	def := newBus(t, js, natsbus.Options{})
+	own := newBus(t, js, natsbus.Options{Stream: "TEAM_B", Prefix: "team-b.runs"})
+	if got := def.EventsSubject("r") + " " + def.ControlSubject("r"); got != "agentloop.runs.r.events agentloop.runs.r.control" {
+		t.Fatalf("default subjects: %s", got)
+	}
+	if got := own.EventsSubject("r") + " " + own.ControlSubject("r"); got != "team-b.runs.r.events team-b.runs.r.control" {
+		t.Fatalf("own subjects: %s", got)
+	}
+	if _, err := js.Stream(context.Background(), "TEAM_B"); err != nil {
+		t.Fatalf("the own stream: %v", err)
+	}
+	run := "same-id"
+	got := map[*natsbus.Bus]*collector{}
+	commands := map[*natsbus.Bus]chan natsbus.Command{}
+	for _, bus := range []*natsbus.Bus{def, own} {
+		pub, err := bus.Publisher(context.Background(), run, natsbus.PublisherOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		col, _ := subscribeAll(t, bus, run)
+		got[bus] = col
+		cmds := make(chan natsbus.Command, 4)
+		commands[bus] = cmds
+		stop, err := bus.Serve(context.Background(), run, "worker", func(c natsbus.Command) { cmds <- c })
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stop()
+		n := 2
+		if bus == own {
+			n = 3
+		}
+		pub.Handle(context.Background(), events.AgentStart{})
+		for range n - 2 {
+			pub.Handle(context.Background(), events.TurnStart{})
+		}
+		pub.Handle(context.Background(), events.AgentEnd{})
+		if err := pub.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := bus.Send(context.Background(), run, natsbus.Command{Type: natsbus.CommandSteer, Text: bus.ControlSubject(run)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for bus, want := range map[*natsbus.Bus]string{def: "agent_start agent_end", own: "agent_start turn_start agent_end"} {
+		got[bus].wait(t)
+		got[bus].contiguous(t, 1)
+		got[bus].mu.Lock()
+		types := strings.Join(got[bus].types, " ")
+		got[bus].mu.Unlock()
+		if types != want {
+			t.Errorf("%s: delivered %s, want %s", bus.EventsSubject(run), types, want)
+		}
+		select {
+		case c := <-commands[bus]:
+			if c.Text != bus.ControlSubject(run) {
+				t.Errorf("%s: served %q", bus.ControlSubject(run), c.Text)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: no command", bus.ControlSubject(run))
+		}
+	}
+}
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

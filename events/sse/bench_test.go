@@ -34,11 +34,11 @@ func BenchmarkPublishWhileClientsArrive(b *testing.B) {
 			br := New(0)
 			ctx, cancel := context.WithCancel(context.Background())
 			for i := range 1000 {
-				br.Publish(ctx, events.MessageEnd{Message: providers.NewUserText(fmt.Sprintf("%d %s", i, strings.Repeat("x", 1000)))})
+				br.Handle(ctx, events.MessageEnd{Message: providers.NewUserText(fmt.Sprintf("%d %s", i, strings.Repeat("x", 1000)))})
 			}
 			bl := providers.NewBuilder(providers.Model{ID: "m"})
-			br.Publish(ctx, events.MessageStart{Message: *bl.Start().Message})
-			br.Publish(ctx, events.MessageUpdate{Stream: bl.TextStart()})
+			br.Handle(ctx, events.MessageStart{Message: *bl.Start().Message})
+			br.Handle(ctx, events.MessageUpdate{Stream: bl.TextStart()})
 			req := httptest.NewRequest("GET", "/", nil).WithContext(ctx)
 			var wg sync.WaitGroup
 			b.ResetTimer()
@@ -48,7 +48,7 @@ func BenchmarkPublishWhileClientsArrive(b *testing.B) {
 			var slowest time.Duration
 			for range b.N {
 				t0 := time.Now()
-				br.Publish(ctx, events.MessageUpdate{Stream: bl.TextDelta("abcd")})
+				br.Handle(ctx, events.MessageUpdate{Stream: bl.TextDelta("abcd")})
 				slowest = max(slowest, time.Since(t0))
 			}
 			b.StopTimer()

@@ -18,14 +18,14 @@ import (
 // A Broker subscribed to an agent serves its events to any number of
 // browsers (new EventSource("/events")). A client first gets a snapshot
 // of the conversation so far, then every event live. In a real server,
-// put the Broker behind a Guard (sse.NewGuard) and serve with
-// sse.NewServer's timeouts.
+// put the Broker behind a Guard (webchat.NewGuard) and serve with
+// webchat.NewServer's timeouts.
 func ExampleBroker() {
 	a, _ := agent.New(agent.Options{Config: loop.Config{
 		Provider: faux.New(faux.Reply(faux.Text("Hello!"))), Model: providers.Model{ID: "scripted"}}})
 	broker := sse.New(sse.DefaultCapacity)
 	broker.CloseOnAgentEnd = true // this example serves a single run
-	a.Subscribe(broker.Publish)
+	a.Subscribe(broker.Handle)
 	srv := httptest.NewServer(broker)
 	defer srv.Close()
 

@@ -63,8 +63,8 @@ func TestPublishNeverWaitsOnASnapshot(t *testing.T) {
 	released := sync.OnceFunc(func() { close(st.release) })
 	defer released()
 	ctx := context.Background()
-	b.Publish(ctx, events.AgentStart{})
-	b.Publish(ctx, events.ToolExecutionStart{ToolCallID: "s", ToolName: "t", Args: map[string]any{"x": st}})
+	b.Handle(ctx, events.AgentStart{})
+	b.Handle(ctx, events.ToolExecutionStart{ToolCallID: "s", ToolName: "t", Args: map[string]any{"x": st}})
 	st.armed.Store(true) // from here on, encoding the snapshot blocks
 
 	type result struct {
@@ -85,7 +85,7 @@ func TestPublishNeverWaitsOnASnapshot(t *testing.T) {
 	published := make(chan struct{})
 	go func() {
 		for i := range 100 {
-			b.Publish(ctx, start(fmt.Sprint(i)))
+			b.Handle(ctx, start(fmt.Sprint(i)))
 		}
 		close(published)
 	}()
@@ -133,7 +133,7 @@ func TestClientsTakeNoPublishLock(t *testing.T) {
 	srv := httptest.NewServer(b)
 	defer srv.Close()
 	defer b.Close()
-	b.Publish(context.Background(), start("a"))
+	b.Handle(context.Background(), start("a"))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	b.mu.Lock()
@@ -175,22 +175,22 @@ func TestClientsTakeNoPublishLock(t *testing.T) {
 // conversationEvents publishes n rounds of a run's events: a message
 // streamed in pieces and ended, a tool call started, updated and ended.
 func conversationEvents(ctx context.Context, b *Broker, n int) {
-	b.Publish(ctx, events.AgentStart{})
+	b.Handle(ctx, events.AgentStart{})
 	for i := range n {
 		bl := providers.NewBuilder(providers.Model{ID: "m"})
-		b.Publish(ctx, events.MessageStart{Message: *bl.Start().Message})
-		b.Publish(ctx, events.MessageUpdate{Stream: bl.TextStart()})
+		b.Handle(ctx, events.MessageStart{Message: *bl.Start().Message})
+		b.Handle(ctx, events.MessageUpdate{Stream: bl.TextStart()})
 		for range 5 {
-			b.Publish(ctx, events.MessageUpdate{Stream: bl.TextDelta(strings.Repeat("x", 40))})
+			b.Handle(ctx, events.MessageUpdate{Stream: bl.TextDelta(strings.Repeat("x", 40))})
 		}
-		b.Publish(ctx, events.MessageUpdate{Stream: bl.TextEnd()})
-		b.Publish(ctx, events.MessageEnd{Message: *bl.Done(providers.StopReasonStop, providers.Usage{}).Message})
+		b.Handle(ctx, events.MessageUpdate{Stream: bl.TextEnd()})
+		b.Handle(ctx, events.MessageEnd{Message: *bl.Done(providers.StopReasonStop, providers.Usage{}).Message})
 		id := fmt.Sprint(i)
-		b.Publish(ctx, events.ToolExecutionStart{ToolCallID: id, ToolName: "t", Args: map[string]any{"i": i}})
-		b.Publish(ctx, events.ToolExecutionUpdate{ToolCallID: id, ToolName: "t", Partial: tools.TextResult("half")})
-		b.Publish(ctx, events.ToolExecutionEnd{ToolCallID: id, ToolName: "t"})
+		b.Handle(ctx, events.ToolExecutionStart{ToolCallID: id, ToolName: "t", Args: map[string]any{"i": i}})
+		b.Handle(ctx, events.ToolExecutionUpdate{ToolCallID: id, ToolName: "t", Partial: tools.TextResult("half")})
+		b.Handle(ctx, events.ToolExecutionEnd{ToolCallID: id, ToolName: "t"})
 	}
-	b.Publish(ctx, events.AgentEnd{})
+	b.Handle(ctx, events.AgentEnd{})
 }
 
 // TestCrowdConnectingWhilePublishing: clients arrive all at once while a
@@ -312,16 +312,16 @@ func TestSnapshotEncodesAsJSONWould(t *testing.T) {
 		}
 	}
 	check("empty")
-	b.Publish(ctx, events.AgentStart{})
-	b.Publish(ctx, events.MessageEnd{Message: providers.NewUserText("<b>&\u2028 \"quoted\" é")})
-	b.Publish(ctx, events.ToolExecutionStart{ToolCallID: "a", ToolName: "t", Args: map[string]any{"html": "<script>"}})
+	b.Handle(ctx, events.AgentStart{})
+	b.Handle(ctx, events.MessageEnd{Message: providers.NewUserText("<b>&\u2028 \"quoted\" é")})
+	b.Handle(ctx, events.ToolExecutionStart{ToolCallID: "a", ToolName: "t", Args: map[string]any{"html": "<script>"}})
 	check("a message and a tool")
 	bl := providers.NewBuilder(providers.Model{ID: "m"})
-	b.Publish(ctx, events.MessageStart{Message: *bl.Start().Message})
-	b.Publish(ctx, events.MessageUpdate{Stream: bl.TextStart()})
-	b.Publish(ctx, events.MessageUpdate{Stream: bl.TextDelta("so <far>")})
+	b.Handle(ctx, events.MessageStart{Message: *bl.Start().Message})
+	b.Handle(ctx, events.MessageUpdate{Stream: bl.TextStart()})
+	b.Handle(ctx, events.MessageUpdate{Stream: bl.TextDelta("so <far>")})
 	check("a message in flight")
-	b.Publish(ctx, events.AgentEnd{})
+	b.Handle(ctx, events.AgentEnd{})
 	check("after the run")
 }
 
@@ -344,17 +344,17 @@ func TestSnapshotsKeepTheirToolCalls(t *testing.T) {
 		at := slices.IndexFunc(model, func(c call) bool { return c.id == id })
 		switch {
 		case i%200 == 199:
-			b.Publish(ctx, events.AgentEnd{})
+			b.Handle(ctx, events.AgentEnd{})
 			model = nil
 		case at < 0:
-			b.Publish(ctx, events.ToolExecutionStart{ToolCallID: id, ToolName: "t"})
+			b.Handle(ctx, events.ToolExecutionStart{ToolCallID: id, ToolName: "t"})
 			model = append(model, call{id: id})
 		case i%3 == 0:
-			b.Publish(ctx, events.ToolExecutionEnd{ToolCallID: id, ToolName: "t"})
+			b.Handle(ctx, events.ToolExecutionEnd{ToolCallID: id, ToolName: "t"})
 			model = slices.Delete(model, at, at+1)
 		default:
 			p := fmt.Sprint("step ", i)
-			b.Publish(ctx, events.ToolExecutionUpdate{ToolCallID: id, ToolName: "t", Partial: tools.TextResult(p)})
+			b.Handle(ctx, events.ToolExecutionUpdate{ToolCallID: id, ToolName: "t", Partial: tools.TextResult(p)})
 			model[at].partial = p
 		}
 		snaps = append(snaps, b.now.Load().snap)

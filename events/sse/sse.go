@@ -1,43 +1,16 @@
 // Package sse serves a running agent's events to browsers as Server-Sent
-// Events.
+// Events, resumable after a reload or a dropped connection.
 //
-// A [Broker] subscribes to a run (or a whole conversation) as an event
-// handler, keeps the encoded events in a bounded in-memory replay buffer,
-// and serves them over HTTP: one SSE event per agent event, named after the
-// reference's event type (agent_start, message_update, ...), its data the
-// event's wire JSON (events.MarshalWire: a message_update carries only its
-// change), its id "EPOCH-SEQ": a random epoch per Broker (a restarted
-// server's ids never look like the last one's) and a sequence number.
+//	broker := sse.New(20000)   // replays the last 20,000 events
+//	a.Subscribe(broker.Handle) // never waits for a browser
+//	mux.Handle("GET /api/events", broker)
 //
-// A client that starts from nothing (a page load) first gets a "snapshot"
-// event holding the conversation so far, kept by the Broker apart from the
-// buffer, then the events after it live:
-//
-//	{"type": "snapshot", "v": 1,
-//	 "messages":  [the messages that ended, oldest first],
-//	 "omitted":   how many older messages were dropped to stay within MaxBytes,
-//	 "streaming": the message in flight so far, or null,
-//	 "running":   whether a run is going on,
-//	 "tools":     [{"toolCallId", "toolName", "args", "partialResult"?} of the calls running]}
-//
-// so a reload downloads in proportion to the transcript, not to the number
-// of events. A browser that reconnects sends Last-Event-ID and resumes after
-// that event, without loss or duplicates, as long as the buffer still holds
-// it; otherwise (an id the buffer no longer holds, one from another epoch,
-// one past the newest event, garbage) it gets a "gap" event saying so and a
-// fresh snapshot: never silence.
-//
-// The buffer is bounded by count and by bytes (MaxBytes), as are the
-// messages the snapshot keeps, and the number of clients by MaxClients (a
-// 503 past it).
-//
-// Publishing never waits for clients: clients take no lock that Publish
-// takes. Each event leaves the Broker's state as a value that never
-// changes (the buffered events, shared rather than copied, and the
-// conversation as of that event), which clients read with one atomic
-// load; a client encodes its snapshot (once per event for all of them)
-// and writes outside of anything Publish holds, so a client too slow to
-// keep up falls behind in the buffer, not the run.
+// Each agent event is one SSE event named after its type, its data the
+// event's wire JSON (events.MarshalWire). A page that loads gets the
+// conversation so far in one snapshot, then the events live; one that
+// reconnects resumes where it was (Broker.ServeHTTP says how). Package
+// webchat adds a chat page, and the Guard that keeps a local page to its
+// owner.
 package sse
 
 import (
@@ -67,6 +40,13 @@ const (
 
 // Broker buffers events and serves them as SSE. Create one with New. It is
 // safe for concurrent use.
+//
+// The buffer is bounded by count and by bytes (MaxBytes), as are the
+// messages the snapshot keeps, and the number of clients by MaxClients.
+// Handle never waits for clients: each event leaves the Broker's state as
+// a value that never changes, which clients read with one atomic load and
+// encode and write outside any lock Handle takes, so a client too slow to
+// keep up falls behind in the buffer, not the run.
 type Broker struct {
 	// Heartbeat is the interval of the comment lines that keep idle
 	// connections open through proxies; 0 means DefaultHeartbeat.
@@ -89,7 +69,7 @@ type Broker struct {
 	clients atomic.Int64 // the streams being served
 	now     atomic.Pointer[state]
 
-	// mu is taken by Publish and Close only, never by a client.
+	// mu is taken by Handle and Close only, never by a client.
 	mu    sync.Mutex
 	buf   window[entry] // the kept events, oldest first
 	limit int           // how many events buf keeps
@@ -127,9 +107,9 @@ func New(capacity int) *Broker {
 	return b
 }
 
-// Publish records an event; it is an events.Handler. It never blocks on
+// Handle records an event; it is an events.Handler. It never blocks on
 // clients. Events that fail to encode are dropped.
-func (b *Broker) Publish(_ context.Context, e events.Event) {
+func (b *Broker) Handle(_ context.Context, e events.Event) {
 	data, err := events.MarshalWire(e)
 	if err != nil {
 		return
@@ -208,7 +188,7 @@ type pending struct {
 // holds. Either way, a channel closed on the next publish.
 //
 // It reads the current state, without a lock: nothing a client does
-// (encoding the snapshot, writing to a slow connection) holds up Publish.
+// (encoding the snapshot, writing to a slow connection) holds up Handle.
 func (b *Broker) pending(id uint64, snap bool) (p pending) {
 	s := b.now.Load()
 	p.wake, p.closed = s.wake, s.closed
@@ -234,6 +214,24 @@ func (b *Broker) pending(id uint64, snap bool) (p pending) {
 // "lastEventId" query parameter (for a page that reloads and remembers its
 // place). Without either (a page load), or with one it cannot resume from,
 // it starts with a snapshot of the conversation; then it follows live.
+//
+// Each agent event is one SSE event named after the reference's event type
+// (agent_start, message_update, ...), its data the event's wire JSON (a
+// message_update carries only its change), its id "EPOCH-SEQ": a random
+// epoch per Broker (a restarted server's ids never look like the last
+// one's) and a sequence number. The snapshot is an event named "snapshot":
+//
+//	{"type": "snapshot", "v": 1,
+//	 "messages":  [the messages that ended, oldest first],
+//	 "omitted":   how many older messages were dropped to stay within MaxBytes,
+//	 "streaming": the message in flight so far, or null,
+//	 "running":   whether a run is going on,
+//	 "tools":     [{"toolCallId", "toolName", "args", "partialResult"?} of the calls running]}
+//
+// so a reload downloads in proportion to the transcript, not to the number
+// of events. An id the buffer no longer holds, one from another epoch, one
+// past the newest event or garbage gets a "gap" event saying so and a fresh
+// snapshot: never silence. Past MaxClients a client gets 503.
 func (b *Broker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !b.admit() {
 		refuse(w, "too many clients", http.StatusServiceUnavailable)
@@ -340,4 +338,14 @@ func (b *Broker) lastEventID(r *http.Request) (seq uint64, foreign bool) {
 		return 0, true
 	}
 	return seq, false
+}
+
+// refuse answers a request with an error at once and closes the
+// connection, giving a body the request declared half a second more to
+// arrive (so a client that sends one reads the answer, not a reset) and
+// never waiting for one that is not sent.
+func refuse(w http.ResponseWriter, msg string, code int) {
+	w.Header().Set("Connection", "close")
+	http.Error(w, msg, code)
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(500 * time.Millisecond))
 }

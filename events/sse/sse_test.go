@@ -97,7 +97,7 @@ func TestResumeWithoutLossOrDuplicates(t *testing.T) {
 	defer srv.Close()
 	defer b.Close()
 	for i := 1; i <= 5; i++ {
-		b.Publish(context.Background(), start(fmt.Sprint("c", i)))
+		b.Handle(context.Background(), start(fmt.Sprint("c", i)))
 	}
 	c := connect(t, context.Background(), srv.URL, b.epoch+"-3")
 	for _, want := range []string{"4", "5"} {
@@ -105,7 +105,7 @@ func TestResumeWithoutLossOrDuplicates(t *testing.T) {
 			t.Fatalf("got %+v, want id %s", f, want)
 		}
 	}
-	b.Publish(context.Background(), start("c6"))
+	b.Handle(context.Background(), start("c6"))
 	f := c.event(t)
 	var e map[string]any
 	if err := json.Unmarshal([]byte(f.data), &e); err != nil || f.id != "6" || e["toolCallId"] != "c6" || e["type"] != "tool_execution_start" {
@@ -117,7 +117,7 @@ func TestResumeWithoutLossOrDuplicates(t *testing.T) {
 	if f := c2.event(t); f.id != "6" || f.name != "snapshot" || strings.Count(f.data, `"toolName":"t"`) != 6 {
 		t.Fatalf("fresh client starts with %+v", f)
 	}
-	b.Publish(context.Background(), start("c7"))
+	b.Handle(context.Background(), start("c7"))
 	if f := c2.event(t); f.id != "7" {
 		t.Fatalf("after the snapshot: %+v", f)
 	}
@@ -129,7 +129,7 @@ func TestGapWhenBufferOverflowed(t *testing.T) {
 	defer srv.Close()
 	defer b.Close()
 	for i := 1; i <= 10; i++ {
-		b.Publish(context.Background(), start(fmt.Sprint(i)))
+		b.Handle(context.Background(), start(fmt.Sprint(i)))
 	}
 	c := connect(t, context.Background(), srv.URL, b.epoch+"-1")
 	if f := c.event(t); f.name != "gap" || !strings.HasPrefix(f.data, `{"missed":5,`) {
@@ -157,7 +157,7 @@ func TestSlowClientNeverBlocksPublisher(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		for i := range 5000 {
-			b.Publish(context.Background(), events.ToolExecutionStart{ToolCallID: fmt.Sprint(i), ToolName: big})
+			b.Handle(context.Background(), events.ToolExecutionStart{ToolCallID: fmt.Sprint(i), ToolName: big})
 		}
 		close(done)
 	}()
@@ -187,14 +187,14 @@ func TestClientGoneAndClose(t *testing.T) {
 	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	c := connect(t, ctx, srv.URL, "")
-	b.Publish(context.Background(), start("a"))
+	b.Handle(context.Background(), start("a"))
 	c.event(t)
 	cancel()
 	c.resp.Body.Close()
 	<-returned // the handler noticed the client went away
 
 	c2 := connect(t, context.Background(), srv.URL, "")
-	b.Publish(context.Background(), events.AgentEnd{})
+	b.Handle(context.Background(), events.AgentEnd{})
 	b.Close()
 	n := 0
 	for {
@@ -228,9 +228,9 @@ func TestHeartbeatAndCloseOnAgentEnd(t *testing.T) {
 			break
 		}
 	}
-	b.Publish(context.Background(), events.AgentStart{})
-	b.Publish(context.Background(), events.AgentEnd{})
-	b.Publish(context.Background(), events.AgentStart{}) // after the end: dropped
+	b.Handle(context.Background(), events.AgentStart{})
+	b.Handle(context.Background(), events.AgentEnd{})
+	b.Handle(context.Background(), events.AgentStart{}) // after the end: dropped
 	var names []string
 	for {
 		f, ok := c.next()
@@ -255,7 +255,7 @@ func TestForeignIDsGetAGapAndASnapshot(t *testing.T) {
 	defer srv.Close()
 	defer b.Close()
 	for i := 1; i <= 3; i++ {
-		b.Publish(context.Background(), start(fmt.Sprint("c", i)))
+		b.Handle(context.Background(), start(fmt.Sprint("c", i)))
 	}
 	for _, id := range []string{"0badf00d-2", b.epoch + "-99", b.epoch + "-18446744073709551615", "18446744073709551615", "junk"} {
 		c := connect(t, context.Background(), srv.URL, id)
@@ -277,7 +277,7 @@ func TestBufferBoundedByBytes(t *testing.T) {
 	b := New(1000)
 	b.MaxBytes = 2000
 	for i := range 100 {
-		b.Publish(context.Background(), start(fmt.Sprintf("call-%03d", i)))
+		b.Handle(context.Background(), start(fmt.Sprintf("call-%03d", i)))
 	}
 	b.mu.Lock()
 	kept := b.buf.kept()
@@ -339,7 +339,7 @@ func TestWireBytesGrowWithTheText(t *testing.T) {
 	defer resp.Body.Close()
 	var n int
 	handler := func(ctx context.Context, e events.Event) {
-		b.Publish(ctx, e)
+		b.Handle(ctx, e)
 		n++
 	}
 	if _, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("go")}, loop.Conversation{},
@@ -381,13 +381,13 @@ func TestReloadMidRunDownloadsTheTranscript(t *testing.T) {
 			bl := providers.NewBuilder(providers.Model{ID: "m"})
 			ctx := context.Background()
 			user := providers.NewUserText("go")
-			b.Publish(ctx, events.AgentStart{})
-			b.Publish(ctx, events.MessageStart{Message: user})
-			b.Publish(ctx, events.MessageEnd{Message: user})
-			b.Publish(ctx, events.MessageStart{Message: *bl.Start().Message})
-			b.Publish(ctx, events.MessageUpdate{Stream: bl.TextStart()})
+			b.Handle(ctx, events.AgentStart{})
+			b.Handle(ctx, events.MessageStart{Message: user})
+			b.Handle(ctx, events.MessageEnd{Message: user})
+			b.Handle(ctx, events.MessageStart{Message: *bl.Start().Message})
+			b.Handle(ctx, events.MessageUpdate{Stream: bl.TextStart()})
 			for range 25000 {
-				b.Publish(ctx, events.MessageUpdate{Stream: bl.TextDelta("abcd")})
+				b.Handle(ctx, events.MessageUpdate{Stream: bl.TextDelta("abcd")})
 			}
 			b.Close() // the streams end with what was published: the run "so far"
 			read := func(lastID string) (int, string) {
@@ -437,14 +437,14 @@ func TestSnapshotKeepsTheConversation(t *testing.T) {
 	b := New(16)
 	b.MaxBytes = 4000
 	ctx := context.Background()
-	b.Publish(ctx, events.AgentStart{})
+	b.Handle(ctx, events.AgentStart{})
 	for i := range 100 {
-		b.Publish(ctx, events.MessageEnd{Message: providers.NewUserText(fmt.Sprintf("message %03d %s", i, strings.Repeat("x", 100)))})
+		b.Handle(ctx, events.MessageEnd{Message: providers.NewUserText(fmt.Sprintf("message %03d %s", i, strings.Repeat("x", 100)))})
 	}
-	b.Publish(ctx, events.ToolExecutionStart{ToolCallID: "a", ToolName: "read", Args: map[string]any{"p": 1}})
-	b.Publish(ctx, events.ToolExecutionStart{ToolCallID: "b", ToolName: "read"})
-	b.Publish(ctx, events.ToolExecutionUpdate{ToolCallID: "b", ToolName: "read", Partial: tools.TextResult("half")})
-	b.Publish(ctx, events.ToolExecutionEnd{ToolCallID: "a", ToolName: "read"})
+	b.Handle(ctx, events.ToolExecutionStart{ToolCallID: "a", ToolName: "read", Args: map[string]any{"p": 1}})
+	b.Handle(ctx, events.ToolExecutionStart{ToolCallID: "b", ToolName: "read"})
+	b.Handle(ctx, events.ToolExecutionUpdate{ToolCallID: "b", ToolName: "read", Partial: tools.TextResult("half")})
+	b.Handle(ctx, events.ToolExecutionEnd{ToolCallID: "a", ToolName: "read"})
 	var snap snapshotFrame
 	data := b.pending(0, true).snapshot.encode()
 	if err := json.Unmarshal(data, &snap); err != nil {
@@ -457,7 +457,7 @@ func TestSnapshotKeepsTheConversation(t *testing.T) {
 	if !snap.Running || len(snap.Tools) != 1 || snap.Tools[0].ID != "b" || snap.Tools[0].Partial == nil || snap.Streaming != nil {
 		t.Fatalf("running %v, tools %+v, streaming %v", snap.Running, snap.Tools, snap.Streaming)
 	}
-	b.Publish(ctx, events.AgentEnd{})
+	b.Handle(ctx, events.AgentEnd{})
 	if err := json.Unmarshal(b.pending(0, true).snapshot.encode(), &snap); err != nil || snap.Running || len(snap.Tools) != 0 {
 		t.Fatalf("after the run: running %v, tools %+v", snap.Running, snap.Tools)
 	}

@@ -59,13 +59,13 @@ func start(ctx context.Context, role, addr, run string) error {
 		url = srv.ClientURL()
 		fmt.Println("distributed: NATS_URL is not set; started an embedded nats-server at", url)
 	}
-	js, closeConn, err := connect(url)
+	bus, closeConn, err := connect(url)
 	if err != nil {
 		return err
 	}
 	defer closeConn()
 	if role == "worker" || role == "all" {
-		w, err := newWorker(ctx, js, run)
+		w, err := newWorker(ctx, bus, run)
 		if err != nil {
 			return err
 		}
@@ -73,12 +73,12 @@ func start(ctx context.Context, role, addr, run string) error {
 		fmt.Println("distributed: worker serving run", run)
 	}
 	if role == "gateway" || role == "all" {
-		g, err := newGateway(ctx, js, run)
+		g, err := newGateway(ctx, bus, run)
 		if err != nil {
 			return err
 		}
 		defer g.close()
-		srv := sse.NewServer(addr, g.handler())
+		srv := webchat.NewServer(addr, g.handler())
 		go func() {
 			<-ctx.Done()
 			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -123,20 +123,26 @@ func embeddedServer() (srv *server.Server, stop func(), err error) {
 	return srv, stop, nil
 }
 
-func connect(url string) (jetstream.JetStream, func(), error) {
+// connect returns the bus of agent runs on the server at url, its stream
+// created if need be.
+func connect(url string) (*natsbus.Bus, func(), error) {
 	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond))
 	if err != nil {
 		return nil, nil, err
 	}
+	var bus *natsbus.Bus
 	js, err := jetstream.New(nc)
 	if err == nil {
-		_, err = natsbus.EnsureStream(context.Background(), js)
+		bus, err = natsbus.New(js, natsbus.Options{})
+	}
+	if err == nil {
+		_, err = bus.EnsureStream(context.Background())
 	}
 	if err != nil {
 		nc.Close()
 		return nil, nil, err
 	}
-	return js, nc.Close, nil
+	return bus, nc.Close, nil
 }
 
 // worker runs the agent: events out, commands in.
@@ -149,19 +155,19 @@ type worker struct {
 	runs    sync.WaitGroup
 }
 
-func newWorker(ctx context.Context, js jetstream.JetStream, run string) (*worker, error) {
+func newWorker(ctx context.Context, bus *natsbus.Bus, run string) (*worker, error) {
 	a, err := workerAgent()
 	if err != nil {
 		return nil, err
 	}
 	w := &worker{agent: a}
-	pub, err := natsbus.NewPublisher(ctx, js, run, natsbus.PublisherOptions{})
+	pub, err := bus.Publisher(ctx, run, natsbus.PublisherOptions{})
 	if err != nil {
 		return nil, err
 	}
 	w.pub = pub
-	w.agent.Subscribe(pub.Publish)
-	w.stop, err = natsbus.Serve(ctx, js, run, "worker", w.command)
+	w.agent.Subscribe(pub.Handle)
+	w.stop, err = bus.Serve(ctx, run, "worker", w.command)
 	if err != nil {
 		pub.Close(ctx)
 		return nil, err
@@ -204,18 +210,18 @@ func (w *worker) close() {
 
 // gateway serves the page; it knows the agent only through NATS.
 type gateway struct {
-	js     jetstream.JetStream
+	bus    *natsbus.Bus
 	run    string
 	broker *sse.Broker
-	guard  *sse.Guard // only the page's owner drives it
+	guard  *webchat.Guard // only the page's owner drives it
 	sub    *natsbus.Subscription
 }
 
-func newGateway(ctx context.Context, js jetstream.JetStream, run string) (*gateway, error) {
-	g := &gateway{js: js, run: run, broker: sse.New(20000), guard: sse.NewGuard()}
+func newGateway(ctx context.Context, bus *natsbus.Bus, run string) (*gateway, error) {
+	g := &gateway{bus: bus, run: run, broker: sse.New(20000), guard: webchat.NewGuard()}
 	var err error
-	g.sub, err = natsbus.Subscribe(ctx, js, run, 1, func(_ uint64, e events.Event) {
-		g.broker.Publish(context.Background(), e)
+	g.sub, err = bus.Subscribe(ctx, run, 1, func(_ uint64, e events.Event) {
+		g.broker.Handle(context.Background(), e)
 	})
 	if err != nil {
 		return nil, err
@@ -228,10 +234,10 @@ func (g *gateway) handler() http.Handler {
 		Guard:  g.guard,
 		Events: g.broker,
 		Send: func(ctx context.Context, text string) (string, error) {
-			return "sent", natsbus.Send(ctx, g.js, g.run, natsbus.Command{Type: natsbus.CommandPrompt, Text: text})
+			return "sent", g.bus.Send(ctx, g.run, natsbus.Command{Type: natsbus.CommandPrompt, Text: text})
 		},
 		Stop: func(ctx context.Context) error {
-			return natsbus.Send(ctx, g.js, g.run, natsbus.Command{Type: natsbus.CommandAbort})
+			return g.bus.Send(ctx, g.run, natsbus.Command{Type: natsbus.CommandAbort})
 		},
 	})
 }

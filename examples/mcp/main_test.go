@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentloop/agentloop/internal/needs"
+	"github.com/agentloop/agentloop/internal/harness/needs"
 	"github.com/agentloop/agentloop/providers"
 )
 

@@ -23,7 +23,7 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/agentloop/agentloop/events/sse"
+	"github.com/agentloop/agentloop/events/sse/webchat"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/openai"
 )
@@ -45,7 +45,7 @@ func main() {
 	}
 	s := newServer(a)
 	s.notice = notice
-	srv := sse.NewServer(*addr, s.handler())
+	srv := webchat.NewServer(*addr, s.handler())
 	go func() {
 		stop := make(chan os.Signal, 1)
 		signal.Notify(stop, os.Interrupt)

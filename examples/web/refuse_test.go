@@ -14,11 +14,11 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/agentloop/agentloop/events/sse"
+	"github.com/agentloop/agentloop/events/sse/webchat"
 	"github.com/agentloop/agentloop/providers"
 )
 
-// TestRefusalsAnswerAtOnce: on the server main runs (sse.NewServer), a
+// TestRefusalsAnswerAtOnce: on the server main runs (webchat.NewServer), a
 // request the page's API refuses that declares a body and never sends it
 // is answered at once (not after a timeout) and its connection closed;
 // none of them starts a run.
@@ -30,7 +30,7 @@ func TestRefusalsAnswerAtOnce(t *testing.T) {
 	}
 	s := newServer(a)
 	hs := httptest.NewUnstartedServer(nil)
-	hs.Config = sse.NewServer("", s.handler())
+	hs.Config = webchat.NewServer("", s.handler())
 	hs.Start()
 	defer hs.Close()
 	defer s.close()

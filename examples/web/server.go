@@ -16,8 +16,8 @@ import (
 type server struct {
 	agent  *agent.Agent
 	broker *sse.Broker
-	guard  *sse.Guard // only the page's owner drives it
-	notice string     // shown above the conversation (scriptedNotice, or none)
+	guard  *webchat.Guard // only the page's owner drives it
+	notice string         // shown above the conversation (scriptedNotice, or none)
 
 	mu      sync.Mutex
 	running bool
@@ -26,8 +26,8 @@ type server struct {
 }
 
 func newServer(a *agent.Agent) *server {
-	s := &server{agent: a, broker: sse.New(20000), guard: sse.NewGuard()}
-	a.Subscribe(s.broker.Publish)
+	s := &server{agent: a, broker: sse.New(20000), guard: webchat.NewGuard()}
+	a.Subscribe(s.broker.Handle)
 	return s
 }
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/agentloop/agentloop/internal/needs"
+	"github.com/agentloop/agentloop/internal/harness/needs"
 	"github.com/agentloop/agentloop/providers"
 )
 

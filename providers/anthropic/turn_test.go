@@ -8,7 +8,7 @@ import (
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
-	"github.com/agentloop/agentloop/internal/recorded"
+	"github.com/agentloop/agentloop/internal/harness/recorded"
 )
 
 // events decodes the data lines of a Messages API stream.

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/heapwatch"
+	"github.com/agentloop/agentloop/internal/harness/heapwatch"
 	"github.com/agentloop/agentloop/providers"
 )
 

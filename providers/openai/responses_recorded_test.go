@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/agentloop/agentloop/internal/recorded"
+	"github.com/agentloop/agentloop/internal/harness/recorded"
 	"github.com/agentloop/agentloop/providers"
 )
 

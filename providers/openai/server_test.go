@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/recorded"
+	"github.com/agentloop/agentloop/internal/harness/recorded"
 	"github.com/agentloop/agentloop/providers"
 )
 

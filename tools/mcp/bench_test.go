@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/heapwatch"
+	"github.com/agentloop/agentloop/internal/harness/heapwatch"
 )
 
 // The hostile servers' full-size figures: peak heap while listing

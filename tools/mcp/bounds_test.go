@@ -15,7 +15,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/agentloop/agentloop/internal/heapwatch"
+	"github.com/agentloop/agentloop/internal/harness/heapwatch"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/tools"
 )

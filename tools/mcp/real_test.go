@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/needs"
+	"github.com/agentloop/agentloop/internal/harness/needs"
 	"github.com/agentloop/agentloop/providers/faux"
 	"github.com/agentloop/agentloop/tools"
 )

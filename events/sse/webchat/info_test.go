@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/agentloop/agentloop/events/sse"
 	"github.com/agentloop/agentloop/events/sse/webchat"
 )
 
@@ -15,7 +14,7 @@ import (
 // page's owner only.
 func TestInfo(t *testing.T) {
 	for _, notice := range []string{"", "A scripted model answers.", `<b>not markup</b> "quoted"`} {
-		guard := sse.NewGuard()
+		guard := webchat.NewGuard()
 		srv := httptest.NewServer(webchat.Handler(webchat.Backend{
 			Guard: guard, Events: http.NotFoundHandler(), Notice: notice,
 			Send: func(context.Context, string) (string, error) { return "prompt", nil },

@@ -1,25 +1,19 @@
-// Package webchat serves a minimal browser chat page for an agent: an
-// embedded HTML/JavaScript page (no build step) and the small HTTP API it
-// talks to. The page shows the assistant's text as it streams, a card per
-// tool call (its arguments, its progress, its result or error), and lets
-// the user send a message (which starts a run, or steers the running one)
-// and stop the run. Before the first message it says what to do, and
-// Backend.Notice (say, that a scripted model answers) stays in view above
-// the conversation.
+// Package webchat serves a minimal browser chat page for an agent and
+// keeps it to its owner: the page (embedded HTML/JavaScript, no build
+// step), the small HTTP API it talks to, the Guard every request goes
+// through, and a server with the timeouts a local page needs. Before the
+// first message the page says what to do, and Backend.Notice (say, that a
+// scripted model answers) stays in view above the conversation.
 //
-// The API, all under /api/:
+//	guard := webchat.NewGuard()
+//	page := webchat.Handler(webchat.Backend{Events: broker, Send: send, Stop: stop, Guard: guard})
+//	fmt.Println("open", guard.URL("http://127.0.0.1:8080/"))
+//	webchat.NewServer("127.0.0.1:8080", page).ListenAndServe()
 //
-//	GET  /api/events  the agent's events as Server-Sent Events (Backend.Events, an *sse.Broker)
-//	GET  /api/info    {"notice": Backend.Notice}: a line the page shows above the conversation
-//	POST /api/send    {"text": "..."}: Backend.Send; answers {"mode": "prompt" | "steer" | "sent"}
-//	POST /api/stop    Backend.Stop; answers 204
-//
-// Every request goes through the Backend's Guard (package events/sse):
-// only localhost names, only with the token of the page's address, and
-// state-changing requests only as same-origin JSON of a bounded size. A
-// refused request is answered at once and its connection closed. Serve it
-// on a loopback address with sse.NewServer's timeouts, and print
-// g.URL(...) for the user to open.
+// The page shows the assistant's text as it streams, a card per tool call
+// (its arguments, its progress, its result or error), and lets the user
+// send a message (which starts a run, or steers the running one) and stop
+// the run.
 package webchat
 
 import (
@@ -32,8 +26,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/agentloop/agentloop/events/sse"
 )
 
 //go:embed static
@@ -48,8 +40,8 @@ type Backend struct {
 	Send func(ctx context.Context, text string) (mode string, err error)
 	// Stop aborts the running turn.
 	Stop func(ctx context.Context) error
-	// Guard admits the page's owner only; required (sse.NewGuard).
-	Guard *sse.Guard
+	// Guard admits the page's owner only; required (NewGuard).
+	Guard *Guard
 	// Notice, when not empty, is shown above the conversation as plain
 	// text: tell the user here what answers them when it is not a real
 	// model ("A scripted model answers: set OPENAI_API_KEY for a real
@@ -57,8 +49,14 @@ type Backend struct {
 	Notice string
 }
 
-// Handler serves the page at / and its API under /api/, behind b.Guard. A
-// Backend without a Guard gets a handler that refuses every request.
+// Handler serves the page at / and its API under /api/, behind b.Guard:
+//
+//	GET  /api/events  the agent's events as Server-Sent Events (Backend.Events, an *sse.Broker)
+//	GET  /api/info    {"notice": Backend.Notice}: a line the page shows above the conversation
+//	POST /api/send    {"text": "..."}: Backend.Send; answers {"mode": "prompt" | "steer" | "sent"}
+//	POST /api/stop    Backend.Stop; answers 204
+//
+// A Backend without a Guard gets a handler that refuses every request.
 func Handler(b Backend) http.Handler {
 	if b.Guard == nil {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -27,7 +27,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func TestHandler(t *testing.T) {
 	var sent []string
 	fail := false
-	guard := sse.NewGuard()
+	guard := webchat.NewGuard()
 	h := webchat.Handler(webchat.Backend{
 		Guard:  guard,
 		Events: http.NotFoundHandler(),
@@ -144,7 +144,7 @@ func roundTrip(addr, head string) (r reply) {
 // declares a body and never sends it, is answered at once and its
 // connection closed, on a server with no timeouts at all.
 func TestRefusalsAnswerAtOnce(t *testing.T) {
-	guard := sse.NewGuard()
+	guard := webchat.NewGuard()
 	events := sse.New(8)
 	events.MaxClients = 1
 	defer events.Close()

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/heapwatch"
-	"github.com/agentloop/agentloop/internal/recorded"
+	"github.com/agentloop/agentloop/internal/harness/heapwatch"
+	"github.com/agentloop/agentloop/internal/harness/recorded"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/anthropic"
 	"github.com/agentloop/agentloop/providers/gemini"

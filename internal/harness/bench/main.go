@@ -4,14 +4,14 @@
 // heap_mb. long-run also reports the wall time of its first and last 200
 // turns, to show that a turn's cost does not grow with the transcript.
 //
-//	go run ./internal/bench [-runs 5]
+//	go run ./internal/harness/bench [-runs 5]
 //
 // Each workload runs -runs times; the line printed is the median by ms.
 // With -reference DIR (a folder holding the reference's bench.mjs after
 // npm install), the reference runs too, alternating with ours on the same
 // machine, and a ratio line follows each workload:
 //
-//	go run ./internal/bench -runs 9 -reference ../shared/reference
+//	go run ./internal/harness/bench -runs 9 -reference ../shared/reference
 //
 // Before each measured run, the workload runs unmeasured for -warmup
 // (20 ms by default; 0 turns it off). While the reference runs, this

@@ -1,4 +1,4 @@
-package sse_test
+package webchat_test
 
 import (
 	"bufio"
@@ -15,53 +15,54 @@ import (
 
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/events/sse"
+	"github.com/agentloop/agentloop/events/sse/webchat"
 )
 
 // answerBound is how long a test waits for an answer that should come at
 // once (it takes milliseconds) before calling it never.
 const answerBound = 10 * time.Second
 
-// reply is what a server answered on a connection of its own.
-type reply struct {
+// answer is what a server answered on a connection of its own.
+type answer struct {
 	status int    // 0 without an answer
 	close  bool   // the answer said Connection: close
 	closed bool   // the server then closed the connection
 	body   string // the answer's body, or what went wrong
 }
 
-// roundTrip sends head (a request's header block, without the blank line
+// exchange sends head (a request's header block, without the blank line
 // that ends it) on a fresh connection, then body (whatever the head
 // declares), and reads the answer and what follows it, for answerBound at
 // most.
-func roundTrip(addr, head, body string) reply {
+func exchange(addr, head, body string) answer {
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
-		return reply{body: err.Error()}
+		return answer{body: err.Error()}
 	}
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(answerBound))
 	if _, err := io.WriteString(conn, strings.ReplaceAll(head, "\n", "\r\n")+"\r\n\r\n"+body); err != nil {
-		return reply{body: err.Error()}
+		return answer{body: err.Error()}
 	}
 	br := bufio.NewReader(conn)
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
-		return reply{body: "no answer: " + err.Error()}
+		return answer{body: "no answer: " + err.Error()}
 	}
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return reply{status: resp.StatusCode, body: "the answer's body: " + err.Error()}
+		return answer{status: resp.StatusCode, body: "the answer's body: " + err.Error()}
 	}
 	_, err = br.ReadByte()
-	return reply{status: resp.StatusCode, close: resp.Close, closed: err == io.EOF, body: string(b)}
+	return answer{status: resp.StatusCode, close: resp.Close, closed: err == io.EOF, body: string(b)}
 }
 
-// roundTrips runs roundTrip for each head and body, all at once.
-func roundTrips(addr string, heads [][]string, bodies []string) []reply {
-	replies := make([]reply, len(heads))
+// exchanges runs exchange for each head and body, all at once.
+func exchanges(addr string, heads [][]string, bodies []string) []answer {
+	replies := make([]answer, len(heads))
 	var wg sync.WaitGroup
 	for i := range heads {
-		wg.Go(func() { replies[i] = roundTrip(addr, strings.Join(heads[i], "\n"), bodies[i]) })
+		wg.Go(func() { replies[i] = exchange(addr, strings.Join(heads[i], "\n"), bodies[i]) })
 	}
 	wg.Wait()
 	return replies
@@ -72,7 +73,7 @@ func roundTrips(addr string, heads [][]string, bodies []string) []reply {
 // at once and its connection closed, on a server with no timeouts at all:
 // nothing waits for the body.
 func TestRefusalsAnswerAtOnceAndClose(t *testing.T) {
-	g := sse.NewGuard()
+	g := webchat.NewGuard()
 	b := sse.New(8)
 	b.MaxClients = 1
 	defer b.Close()
@@ -123,7 +124,7 @@ func TestRefusalsAnswerAtOnceAndClose(t *testing.T) {
 		{"a form", []string{"POST /api/send HTTP/1.1", host, auth, "Content-Type: application/x-www-form-urlencoded", "Content-Length: 100"}, 415, ""},
 		{"no content type", []string{"POST /api/send HTTP/1.1", host, auth, "Content-Length: 100"}, 415, ""},
 		{"text/plain", []string{"POST /api/send HTTP/1.1", host, auth, "Content-Type: text/plain", "Content-Length: 100"}, 415, ""},
-		{"too large", []string{"POST /api/send HTTP/1.1", host, auth, json, fmt.Sprintf("Content-Length: %d", sse.DefaultMaxBody+1)}, 413, ""},
+		{"too large", []string{"POST /api/send HTTP/1.1", host, auth, json, fmt.Sprintf("Content-Length: %d", webchat.DefaultMaxBody+1)}, 413, ""},
 		{"too large on a get", []string{"GET / HTTP/1.1", host, auth, "Content-Length: 1000000000"}, 413, ""},
 		{"a chunked body, no token", []string{"POST /api/send HTTP/1.1", host, json, "Transfer-Encoding: chunked"}, 401, ""},
 		{"expecting 100-continue, no token", []string{"POST /api/send HTTP/1.1", host, json, "Expect: 100-continue", "Content-Length: 100"}, 401, ""},
@@ -138,7 +139,7 @@ func TestRefusalsAnswerAtOnceAndClose(t *testing.T) {
 	for _, tc := range cases {
 		heads, bodies = append(heads, tc.head), append(bodies, tc.body)
 	}
-	replies := roundTrips(addr, heads, bodies) // at once: each may wait for its close
+	replies := exchanges(addr, heads, bodies) // at once: each may wait for its close
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if r := replies[i]; r.status != tc.want || !r.close || !r.closed {
@@ -152,7 +153,7 @@ func TestRefusalsAnswerAtOnceAndClose(t *testing.T) {
 // within BodyTimeout (then the answer comes and the connection closes);
 // one that arrives whole keeps the connection for the next request.
 func TestAcceptedBodiesAreBounded(t *testing.T) {
-	g := sse.NewGuard()
+	g := webchat.NewGuard()
 	g.BodyTimeout = 50 * time.Millisecond
 	srv := httptest.NewServer(g.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := io.ReadAll(r.Body); err != nil {
@@ -162,7 +163,7 @@ func TestAcceptedBodiesAreBounded(t *testing.T) {
 	defer srv.Close()
 	addr := srv.Listener.Addr().String()
 	head := "POST / HTTP/1.1\nHost: " + addr + "\nAuthorization: Bearer " + g.Token + "\nContent-Type: application/json\nContent-Length: 100"
-	if r := roundTrip(addr, head, ""); r.status != http.StatusBadRequest || !r.closed {
+	if r := exchange(addr, head, ""); r.status != http.StatusBadRequest || !r.closed {
 		t.Fatalf("a body that never came: %d, closed %v: %s", r.status, r.closed, r.body)
 	}
 
@@ -195,7 +196,7 @@ func TestStreamOutlivesReadTimeout(t *testing.T) {
 	b := sse.New(8)
 	defer b.Close()
 	srv := httptest.NewUnstartedServer(nil)
-	srv.Config = sse.NewServer("", b)
+	srv.Config = webchat.NewServer("", b)
 	if srv.Config.ReadTimeout <= 0 || srv.Config.ReadHeaderTimeout <= 0 || srv.Config.IdleTimeout <= 0 {
 		t.Fatalf("NewServer's timeouts: %+v", srv.Config)
 	}
@@ -221,7 +222,7 @@ func TestStreamOutlivesReadTimeout(t *testing.T) {
 		t.Fatalf("first event: %s", got)
 	}
 	time.Sleep(10 * readTimeout) // not synchronisation: the deadline must pass
-	b.Publish(context.Background(), events.AgentStart{})
+	b.Handle(context.Background(), events.AgentStart{})
 	if got := next(); got != "agent_start" {
 		t.Fatalf("after the read timeout: %s", got)
 	}

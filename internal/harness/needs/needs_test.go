@@ -60,7 +60,7 @@ func TestStop(t *testing.T) {
 			t.Errorf("under CI: failed %q, skipped %q, printed %q", r.failed, r.skipped, out.String())
 		case !ci && (r.failed != "" || r.skipped != words):
 			t.Errorf("outside CI: failed %q, skipped %q", r.failed, r.skipped)
-		case !ci && out.String() != "SKIP internal/needs TestSomething: "+words+" (CI=1 makes this a failure)\n":
+		case !ci && out.String() != "SKIP internal/harness/needs TestSomething: "+words+" (CI=1 makes this a failure)\n":
 			t.Errorf("outside CI, printed %q", out.String())
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/agentloop/agentloop/agent"
-	"github.com/agentloop/agentloop/internal/recorded"
+	"github.com/agentloop/agentloop/internal/harness/recorded"
 	"github.com/agentloop/agentloop/loop"
 )
 

@@ -17,9 +17,9 @@ import (
 
 	"github.com/agentloop/agentloop/agent"
 	"github.com/agentloop/agentloop/events"
-	"github.com/agentloop/agentloop/internal/heapwatch"
+	"github.com/agentloop/agentloop/internal/harness/heapwatch"
+	"github.com/agentloop/agentloop/internal/harness/recorded"
 	"github.com/agentloop/agentloop/internal/httpx"
-	"github.com/agentloop/agentloop/internal/recorded"
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
 )

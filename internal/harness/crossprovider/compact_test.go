@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentloop/agentloop/internal/recorded"
+	"github.com/agentloop/agentloop/internal/harness/recorded"
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/loop/compact"
 	"github.com/agentloop/agentloop/providers"

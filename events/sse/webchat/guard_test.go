@@ -1,4 +1,4 @@
-package sse_test
+package webchat_test
 
 import (
 	"io"
@@ -7,16 +7,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentloop/agentloop/events/sse"
+	"github.com/agentloop/agentloop/events/sse/webchat"
 )
 
 // TestGuard: hosts, the token (query once, then the cookie; or a bearer
 // header), origins, content types and body size, each with the status a
 // request gets.
 func TestGuard(t *testing.T) {
-	g := sse.NewGuard()
+	g := webchat.NewGuard()
 	g.Hosts = []string{"box.internal"}
-	if len(g.Token) < 40 || sse.NewGuard().Token == g.Token {
+	if len(g.Token) < 40 || webchat.NewGuard().Token == g.Token {
 		t.Fatalf("token %q is not a fresh random secret", g.Token)
 	}
 	ok := g.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

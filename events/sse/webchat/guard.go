@@ -1,4 +1,4 @@
-package sse
+package webchat
 
 import (
 	"crypto/rand"
@@ -16,8 +16,9 @@ import (
 )
 
 // Guard admits only the requests of a page's owner to a local server: the
-// page, its API and its event stream. Wrap a server's handler with it
-// (Guard.Handler); webchat requires one.
+// page, its API and its event stream. Handler requires one, and wraps the
+// page with it; wrap any other handler of the same server with
+// Guard.Handler.
 //
 // A web page the user visits can send requests to any address, their
 // machine's included, and a DNS name it controls can point at 127.0.0.1.
@@ -213,18 +214,6 @@ func sameOrigin(origin, host string) bool {
 	}
 	u, err := url.Parse(origin)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && strings.EqualFold(u.Host, host)
-}
-
-// NewServer returns an http.Server for a local page with timeouts that
-// keep half-sent requests and idle connections from piling up: 10 s to
-// read a request's headers, 40 s to read a whole request (the Guard gives
-// a body 30 s from its headers), 2 minutes idle, 64 KiB of headers. The
-// read timeout bounds reading the request only: an event stream, which
-// has no body, outlives it. There is no write timeout on the connection
-// as a whole, which would end event streams; the Broker bounds each write.
-func NewServer(addr string, h http.Handler) *http.Server {
-	return &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout: 40 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 }
 
 // watchedBody is a request body that knows whether it was read to its end.
