@@ -301,9 +301,9 @@ func (inv *Invocation) Args() map[string]any {
 
 // Run runs the tool's body once, with the checked arguments, and returns
 // its result. A panic in the body is returned as an error "panic: VALUE".
-// The tool's Timeout is the caller's to apply (the loop does); give ctx
-// the call with [WithCall] so the body can read its id and report
-// progress.
+// The tool's Timeout is the caller's to apply (the loop does, and gives
+// ctx the call, so that [CallID] and [ReportProgress] reach it; outside
+// the loop they read nothing).
 func (inv *Invocation) Run(ctx context.Context) (res Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {

@@ -42,7 +42,7 @@ type fieldPlan struct {
 type Decoder[T any] struct {
 	d    *decoder
 	s    *Schema   // for Bind, with flat
-	flat *flatPlan // nil when Bind always declines
+	flat *flatPlan // nil when T or the schema is not flat
 }
 
 // NewDecoder returns the decoder for T. Given the schema T's values are
@@ -51,7 +51,7 @@ type Decoder[T any] struct {
 func NewDecoder[T any](s *Schema) *Decoder[T] {
 	d := newDecoder(reflect.TypeFor[T]())
 	out := &Decoder[T]{d: d}
-	if s != nil && s.decides && s.steps == nil {
+	if s != nil {
 		out.s, out.flat = s, flatPlanFor(d, s.root)
 	}
 	return out

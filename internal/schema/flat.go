@@ -45,15 +45,20 @@ func flatPlanFor(d *decoder, n *node) *flatPlan {
 }
 
 // Bind checks, coerces and decodes raw in one pass when the schema is a
-// flat object the compiled checker decides, without bounds to count, and T
+// flat object the compiled checker decides, with no steps to count, and T
 // a struct with a field for every declared property. It reports false
 // whenever [Schema.Check] and [Decoder.Decode] must decide (a property the
 // schema does not declare, a value to normalize, a violation); given the
-// same raw, they then reach the same value or refuse it (FuzzPrepareBound).
+// same raw; when it binds, they reach the same value (FuzzPrepareBound).
 func (d *Decoder[T]) Bind(raw map[string]any) (*T, bool) {
-	if d.flat == nil {
+	if d.flat == nil || !d.s.decides || d.s.steps != nil {
 		return nil, false
 	}
+	return d.bindFlat(raw)
+}
+
+// bindFlat is Bind once the schema and T allow it.
+func (d *Decoder[T]) bindFlat(raw map[string]any) (*T, bool) {
 	n := d.s.root
 	var vals [inlineProps]any
 	var has [inlineProps]bool
