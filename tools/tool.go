@@ -110,6 +110,11 @@ var errNotBuilt = errors.New("tools: the Tool was not built by tools.New or tool
 // New builds a tool whose arguments are an In, usually a struct. The
 // schema is generated from In (see [SchemaFor]); the body receives the
 // model's arguments decoded into an In after coercion and validation.
+// An In the model could not fill is refused, naming the field: a struct
+// whose fields are all unexported (struct{}, for a tool without
+// arguments, is fine), or a field JSON cannot hold (a chan, func, complex
+// number, unsafe.Pointer, interface with methods, or map whose keys are not
+// strings, integers or text), which the tag `json:"-"` leaves out.
 //
 //	weather, err := tools.New(tools.Config{Name: "weather", Description: "Current weather for a city"},
 //		func(ctx context.Context, in WeatherArgs) (string, error) { ... })

@@ -39,7 +39,7 @@ func TestBuildRefusals(t *testing.T) {
 		{"no type", func() (*Tool, error) { return NewJSON(Config{Name: "x"}, json.RawMessage(`{}`), jsonBody) }, `"type": "object"`},
 		{"a chan field", func() (*Tool, error) {
 			return New(Config{Name: "x"}, func(context.Context, struct{ C chan int }) (string, error) { return "", nil })
-		}, "schema for"},
+		}, "field arguments.C: JSON cannot hold its type chan int"},
 		{"bad JSON", func() (*Tool, error) { return NewJSON(Config{Name: "x"}, json.RawMessage(`{`), jsonBody) }, "schema"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -16,7 +16,8 @@ import (
 // object schema with its properties at the top level (not a $ref), $defs
 // holds only nested or recursive types, and $schema and $id are left out.
 // Additional properties are allowed, as in the reference: a model's extra
-// keys are ignored rather than refused.
+// keys are ignored rather than refused. A type the model could not fill
+// is refused, its field named (see checkGoType).
 func FromType(t reflect.Type) (_ *jsonschema.Schema, err error) {
 	defer func() { // invopop panics on types JSON cannot describe (chan, func)
 		if p := recover(); p != nil {
@@ -25,6 +26,9 @@ func FromType(t reflect.Type) (_ *jsonschema.Schema, err error) {
 	}()
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if err := checkGoType(t); err != nil {
+		return nil, err
 	}
 	r := &invopop.Reflector{AllowAdditionalProperties: true}
 	s := r.ReflectFromType(t)
