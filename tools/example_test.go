@@ -62,9 +62,9 @@ func ExampleNew_structuredResult() {
 		}))
 	call, _ := weather.Check(map[string]any{"city": "Oslo"})
 	res, _ := call.Run(context.Background())
-	fmt.Println(res.Content[0])
+	fmt.Println(res.Text())
 	// Output:
-	// {{"city":"Oslo","high":4.5} }
+	// {"city":"Oslo","high":4.5}
 }
 
 // A policy hook reads a struct tool's arguments with Decode.

@@ -48,6 +48,14 @@ type Result struct {
 	Usage *providers.Usage `json:"usage,omitempty"`
 }
 
+// Text returns what the model reads of r as text: its text blocks
+// concatenated in order, without separators; images are left out. It is
+// "" for a result without text.
+//
+//	res, err := call.Run(ctx)
+//	fmt.Println(res.Text())
+func (r Result) Text() string { return providers.TextOf(r.Content) }
+
 // TextResult returns a Result holding one text block.
 func TextResult(text string) Result {
 	return Result{Content: []providers.Content{providers.Text{Text: text}}}

@@ -210,3 +210,23 @@ func TestSchemaSafety(t *testing.T) {
 		t.Fatalf("deep value: %d bytes of error", len(fmt.Sprint(err)))
 	}
 }
+
+// TestResultText: a result's text is its text blocks, in order, without
+// separators; images are left out.
+func TestResultText(t *testing.T) {
+	img := providers.Image{Data: "aGk=", MIMEType: "image/png"}
+	for _, tc := range []struct {
+		name string
+		r    Result
+		want string
+	}{
+		{"empty", Result{}, ""},
+		{"one text", TextResult("sunny"), "sunny"},
+		{"text, image, text", Result{Content: []providers.Content{providers.Text{Text: "a "}, img, providers.Text{Text: "b"}}}, "a b"},
+		{"image only", Result{Content: []providers.Content{img}}, ""},
+	} {
+		if got := tc.r.Text(); got != tc.want {
+			t.Errorf("%s: Text() = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
