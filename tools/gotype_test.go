@@ -42,6 +42,10 @@ type recursiveArgs struct {
 	Next *recursiveArgs
 }
 
+// The unexported fields above exist to be unexported: the model cannot
+// fill them.
+var _ = []any{hiddenArgs{city: "Oslo", days: 1}, innerHidden{n: 1}, embeddedArgs{secret: "s"}}
+
 // buildErr is the error New gives for a body over In, or "".
 func buildErr[In any]() string {
 	_, err := New(Config{Name: "t"}, func(context.Context, In) (string, error) { return "", nil })
