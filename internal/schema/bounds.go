@@ -3,7 +3,8 @@ package schema
 import "fmt"
 
 // The bounds on a tool's schema and on checking a call's arguments. A
-// schema is read, resolved and measured when the tool is built, without
+// schema is read, resolved and measured when it is compiled (the tool is
+// built), without
 // recursion on the goroutine's stack, so that no schema and no arguments
 // can make a check recurse without end: a Go stack overflow kills the
 // process and cannot be recovered.
@@ -37,9 +38,9 @@ const (
 	// schema alone would apply more (references that fan out and join
 	// again, level after level) is refused when the tool is built; a call
 	// whose arguments would take more fails before anything is checked,
-	// with the error [ErrCheckLimit] (package tools: CheckLimitText). Schemas that apply at most a few
-	// schemas to each part of any value are never counted: their checks
-	// cost time linear in the arguments.
+	// with [ErrCheckLimit] (package tools: CheckLimitText). Schemas that
+	// apply at most a few schemas to each part of any value are never
+	// counted: their checks cost time linear in the arguments.
 	MaxCheckSteps = 1_000_000
 )
 
