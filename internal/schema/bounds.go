@@ -3,11 +3,10 @@ package schema
 import "fmt"
 
 // The bounds on a tool's schema and on checking a call's arguments. A
-// schema is read, resolved and measured when it is compiled (the tool is
-// built), without
-// recursion on the goroutine's stack, so that no schema and no arguments
-// can make a check recurse without end: a Go stack overflow kills the
-// process and cannot be recovered.
+// schema is read, resolved and measured when it is compiled (when the
+// tool is built), without recursion on the goroutine's stack, so that no
+// schema and no arguments can make a check recurse without end: a Go stack
+// overflow kills the process and cannot be recovered.
 const (
 	// MaxSchemaDepth is how deeply a schema's JSON text may nest. A deeper
 	// schema is refused when the tool is built.
