@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/events"
+	"github.com/agentloop/agentloop/internal/toolctx"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/tools"
 )
@@ -148,7 +149,7 @@ func (r *run) runBody(c *call) (err error) {
 	if r.cfg.StepContext != nil {
 		ctx = r.cfg.StepContext(ctx, Step{Kind: StepTool, Model: r.cfg.Model, Call: c.tc})
 	}
-	ctx = tools.WithCall(ctx, c.tc.ID, r.updater(c))
+	ctx = toolctx.With(ctx, c.tc.ID, r.updater(c))
 	if timeout > 0 {
 		return r.runBodyWithin(ctx, c, timeout)
 	}

@@ -1,6 +1,6 @@
 package tools
 
-import "fmt"
+import "github.com/agentloop/agentloop/internal/schema"
 
 // The bounds on a tool's schema and on checking a call's arguments. A
 // schema is read, resolved and measured when the tool is built, without
@@ -10,13 +10,13 @@ import "fmt"
 const (
 	// MaxSchemaDepth is how deeply a schema's JSON text may nest. A deeper
 	// schema is refused when the tool is built.
-	MaxSchemaDepth = 10000
+	MaxSchemaDepth = schema.MaxSchemaDepth
 
 	// MaxArgumentDepth is how deeply a call's arguments may nest (objects
 	// and arrays inside each other). Deeper arguments are refused without
 	// walking further, with a [ValidationError] at the root ("must not
 	// nest objects and arrays more than 100 levels deep").
-	MaxArgumentDepth = 100
+	MaxArgumentDepth = schema.MaxArgumentDepth
 
 	// MaxCheckDepth bounds how many schemas a check applies one within
 	// another: every reference followed ($ref, $dynamicRef), every
@@ -28,7 +28,7 @@ const (
 	// a call whose arguments nest deeply enough to go deeper (against
 	// a recursive schema, say) fails before anything is checked, with the
 	// text [CheckLimitText].
-	MaxCheckDepth = 1000
+	MaxCheckDepth = schema.MaxCheckDepth
 
 	// MaxCheckSteps bounds how many times one check may apply a schema to
 	// a part of the value, counted before the check as if every reference
@@ -40,17 +40,5 @@ const (
 	// with the text [CheckLimitText]. Schemas that apply at most a few
 	// schemas to each part of any value are never counted: their checks
 	// cost time linear in the arguments.
-	MaxCheckSteps = 1_000_000
+	MaxCheckSteps = schema.MaxCheckSteps
 )
-
-// stepsFree is how many schemas a schema may apply to each part of a value
-// for its checks to go uncounted (see MaxCheckSteps).
-const stepsFree = 8
-
-// errSchemaTooCostly refuses a schema that applies more than
-// MaxCheckSteps schemas to every value.
-var errSchemaTooCostly = fmt.Errorf("checking a value against the schema could apply more than %d schemas", MaxCheckSteps)
-
-// errSchemaTooDeep refuses a schema that goes deeper than MaxCheckDepth
-// for every value.
-var errSchemaTooDeep = fmt.Errorf("checking a value against the schema could apply more than %d schemas one within another", MaxCheckDepth)

@@ -48,7 +48,8 @@ func Example() {
 
 // A body that returns a struct sends it to the model as JSON; one that
 // takes a while reports progress, which subscribers see as
-// tool_execution_update events.
+// tool_execution_update events when the loop runs it (outside the loop
+// the reports go nowhere).
 func ExampleNew_structuredResult() {
 	type forecast struct {
 		City string  `json:"city"`
@@ -60,12 +61,10 @@ func ExampleNew_structuredResult() {
 			return forecast{City: in.City, High: 4.5}, nil
 		}))
 	call, _ := weather.Check(map[string]any{"city": "Oslo"})
-	ctx := tools.WithCall(context.Background(), "call_7", func(p tools.Result) { fmt.Println("progress:", p.Content[0]) })
-	res, _ := call.Run(ctx)
-	fmt.Println(res.Content[0])
+	res, _ := call.Run(context.Background())
+	fmt.Println(res.Text())
 	// Output:
-	// progress: {asking the weather service for call_7 }
-	// {{"city":"Oslo","high":4.5} }
+	// {"city":"Oslo","high":4.5}
 }
 
 // A policy hook reads a struct tool's arguments with Decode.

@@ -1,10 +1,6 @@
 package tools
 
-import (
-	"errors"
-
-	"github.com/agentloop/agentloop/providers"
-)
+import "errors"
 
 // A Source is a set of tools that may change while an agent runs, such as
 // the tools of an MCP server (package tools/mcp). Tools returns the
@@ -25,7 +21,7 @@ type ResultError struct {
 
 // Error returns the result's text.
 func (e *ResultError) Error() string {
-	if t := providers.TextOf(e.Result.Content); t != "" {
+	if t := e.Result.Text(); t != "" {
 		return t
 	}
 	return "the tool failed"

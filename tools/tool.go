@@ -1,18 +1,17 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"regexp"
 	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/agentloop/agentloop/internal/schema"
 	"github.com/agentloop/agentloop/providers"
 )
 
@@ -48,6 +47,14 @@ type Result struct {
 	// Usage is the tool's own usage, if it used a model.
 	Usage *providers.Usage `json:"usage,omitempty"`
 }
+
+// Text returns what the model reads of r as text: its text blocks
+// concatenated in order, without separators; images are left out. It is
+// "" for a result without text.
+//
+//	res, err := call.Run(ctx)
+//	fmt.Println(res.Text())
+func (r Result) Text() string { return providers.TextOf(r.Content) }
 
 // TextResult returns a Result holding one text block.
 func TextResult(text string) Result {
@@ -94,18 +101,15 @@ type Config struct {
 // for concurrent use; the zero value is not a usable tool, and every run
 // refuses it.
 type Tool struct {
-	cfg      Config
-	params   json.RawMessage
-	resolved *jsonschema.Resolved
-	root     *node
-	decides  bool  // root.valid is the verdict; see Tool.valid
-	argDepth int   // how deeply arguments may nest; see MaxCheckDepth
-	steps    []int // schemas applied at each level of the value, or nil; see MaxCheckSteps
+	cfg    Config
+	params json.RawMessage
+	schema *schema.Schema
 	// bind turns checked arguments into the value run takes; run calls the
-	// body with it.
+	// body with it. fast, when not nil, checks and binds the model's
+	// arguments in one pass, or declines (see schema.Decoder.Bind).
 	bind func(args any) (any, error)
+	fast func(raw map[string]any) (any, bool)
 	run  func(ctx context.Context, bound any) (Result, error)
-	flat *flatPlan // for flat schemas and struct bodies; see prepareBound
 }
 
 // errNotBuilt is what a zero Tool's methods report.
@@ -114,6 +118,11 @@ var errNotBuilt = errors.New("tools: the Tool was not built by tools.New or tool
 // New builds a tool whose arguments are an In, usually a struct. The
 // schema is generated from In (see [SchemaFor]); the body receives the
 // model's arguments decoded into an In after coercion and validation.
+// An In the model could not fill is refused, naming the field: a struct
+// whose fields are all unexported (struct{}, for a tool without
+// arguments, is fine), or a field JSON cannot hold (a chan, func, complex
+// number, unsafe.Pointer, interface with methods, or map whose keys are not
+// strings, integers or text), which the tag `json:"-"` leaves out.
 //
 //	weather, err := tools.New(tools.Config{Name: "weather", Description: "Current weather for a city"},
 //		func(ctx context.Context, in WeatherArgs) (string, error) { ... })
@@ -121,18 +130,19 @@ func New[In, Out any](cfg Config, fn Func[In, Out]) (*Tool, error) {
 	if fn == nil {
 		return nil, fmt.Errorf("tools: tool %q: nil body", cfg.Name)
 	}
-	schema, err := SchemaFor[In]()
+	s, err := SchemaFor[In]()
 	if err != nil {
 		return nil, fmt.Errorf("tools: tool %q: %w", cfg.Name, err)
 	}
-	t, err := build(cfg, schema)
+	t, err := build(cfg, s, nil)
 	if err != nil {
 		return nil, err
 	}
-	dec := newDecoder(reflect.TypeFor[In]())
-	t.bind = func(args any) (any, error) { return decode[In](dec, args) }
+	dec := schema.NewDecoder[In](t.schema)
+	t.bind = func(args any) (any, error) { return dec.Decode(args) }
+	t.fast = func(raw map[string]any) (any, bool) { return dec.Bind(raw) }
 	t.run = func(ctx context.Context, bound any) (Result, error) {
-		in, err := decode[In](dec, bound)
+		in, err := dec.Decode(bound)
 		if err != nil {
 			return Result{}, err
 		}
@@ -142,7 +152,6 @@ func New[In, Out any](cfg Config, fn Func[In, Out]) (*Tool, error) {
 		}
 		return toResult(out)
 	}
-	t.flat = flatPlanFor[In](dec, t.root)
 	return t, nil
 }
 
@@ -150,22 +159,23 @@ func New[In, Out any](cfg Config, fn Func[In, Out]) (*Tool, error) {
 // which must describe an object. The body receives the validated, coerced
 // arguments as JSON values (maps, slices, float64, string, bool, nil) of
 // its own.
-func NewJSON[Out any](cfg Config, schema json.RawMessage, fn Func[map[string]any, Out]) (*Tool, error) {
+func NewJSON[Out any](cfg Config, js json.RawMessage, fn Func[map[string]any, Out]) (*Tool, error) {
 	if fn == nil {
 		return nil, fmt.Errorf("tools: tool %q: nil body", cfg.Name)
 	}
-	s, tree, err := parseSchemaTree(schema)
+	s, params, err := schema.Parse(js)
 	if err != nil {
 		return nil, fmt.Errorf("tools: tool %q: schema: %w", cfg.Name, err)
 	}
-	t, err := buildWith(cfg, s, paramsOf(tree))
+	t, err := build(cfg, s, params)
 	if err != nil {
 		return nil, err
 	}
 	t.bind = func(args any) (any, error) {
-		m, ok := clone(args).(map[string]any)
+		c, _ := schema.Clone(args, -1)
+		m, ok := c.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("arguments are %s, not an object", jsType(args))
+			return nil, fmt.Errorf("arguments are %s, not an object", schema.TypeName(args))
 		}
 		return m, nil
 	}
@@ -191,31 +201,9 @@ func Must(t *Tool, err error) *Tool {
 // validName is the form the providers' APIs accept for a tool's name.
 var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
-func build(cfg Config, s *jsonschema.Schema) (*Tool, error) { return buildWith(cfg, s, nil) }
-
-// paramsOf writes the schema providers are sent, from the tree NewJSON
-// read: the schema as written, without $schema and $id at its root.
-func paramsOf(tree any) json.RawMessage {
-	root, ok := tree.(*object)
-	if !ok {
-		return nil
-	}
-	kept := &object{vals: root.vals}
-	for _, k := range root.keys {
-		if k != "$schema" && k != "$id" {
-			kept.keys = append(kept.keys, k)
-		}
-	}
-	var b bytes.Buffer
-	if writeJSON(&b, kept) != nil {
-		return nil
-	}
-	return b.Bytes()
-}
-
-// buildWith builds a tool from a schema; params, when not nil, is the
-// schema's JSON as providers are sent it.
-func buildWith(cfg Config, s *jsonschema.Schema, params json.RawMessage) (*Tool, error) {
+// build builds a tool without a body from a schema; params, when not nil,
+// is the schema's JSON as providers are sent it.
+func build(cfg Config, s *jsonschema.Schema, params json.RawMessage) (*Tool, error) {
 	if !validName.MatchString(cfg.Name) {
 		return nil, fmt.Errorf("tools: tool name %q: want 1 to 64 letters, digits, '_' or '-'", cfg.Name)
 	}
@@ -223,50 +211,14 @@ func buildWith(cfg Config, s *jsonschema.Schema, params json.RawMessage) (*Tool,
 		return nil, fmt.Errorf("tools: tool %q: the arguments' schema must have \"type\": \"object\" at its root", cfg.Name)
 	}
 	s.Schema, s.ID = "", ""
-	t, err := compileTool(s, params)
+	compiled, err := schema.Compile(s)
+	if err == nil && params == nil {
+		params, err = json.Marshal(s)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("tools: tool %q: schema: %w", cfg.Name, err)
 	}
-	t.cfg = cfg
-	return t, nil
-}
-
-// compileTool compiles and resolves a schema into a tool without a body.
-// google/jsonschema-go resolves it first (a reference to a remote schema
-// is refused: nothing is fetched); then its references are resolved again
-// here, into the graph that refuses a schema whose validation could never
-// end and measures how deeply arguments may nest (see MaxCheckDepth). A
-// schema the compiled checker cannot compile (a $ref to a URI defined
-// twice, ...) is judged by google alone: its arguments are not coerced,
-// and a refusal names google's first violation.
-func compileTool(s *jsonschema.Schema, params json.RawMessage) (*Tool, error) {
-	resolved, err := s.Resolve(&jsonschema.ResolveOptions{})
-	if err != nil {
-		return nil, err
-	}
-	g, err := analyze(s)
-	if err != nil {
-		return nil, err
-	}
-	argDepth, err := g.argumentDepth()
-	if err != nil {
-		return nil, err
-	}
-	steps, err := g.checkSteps(argDepth)
-	if err != nil {
-		return nil, err
-	}
-	compiled := true
-	root, err := compileSchema(g)
-	if err != nil {
-		compiled, root = false, &node{s: &jsonschema.Schema{}} // coerces nothing, lists nothing
-	}
-	if params == nil {
-		if params, err = json.Marshal(s); err != nil {
-			return nil, err
-		}
-	}
-	return &Tool{params: params, resolved: resolved, root: root, decides: compiled && decides(root), argDepth: argDepth, steps: steps}, nil
+	return &Tool{cfg: cfg, params: params, schema: compiled}, nil
 }
 
 // Name returns the name the model calls the tool by.
@@ -337,12 +289,8 @@ func (t *Tool) Check(args map[string]any) (*Invocation, error) {
 		return nil, err
 	}
 	bound, err := t.bind(checked)
-	if err != nil {
-		var be *bindError
-		if errors.As(err, &be) { // the value fits the schema, not the body's type
-			return nil, &ValidationError{Tool: t.cfg.Name, Violations: []Violation{be.violation()}, Received: args}
-		}
-		return nil, err
+	if err != nil { // the value fits the schema, not the body's type
+		return nil, t.refusal(args, err)
 	}
 	return &Invocation{tool: t, bound: bound, checked: checked}, nil
 }
@@ -359,15 +307,16 @@ func (inv *Invocation) Args() map[string]any {
 			inv.checked, _ = inv.tool.prepare(inv.raw)
 		}
 	})
-	m, _ := clone(inv.checked).(map[string]any)
+	c, _ := schema.Clone(inv.checked, -1)
+	m, _ := c.(map[string]any)
 	return m
 }
 
 // Run runs the tool's body once, with the checked arguments, and returns
 // its result. A panic in the body is returned as an error "panic: VALUE".
-// The tool's Timeout is the caller's to apply (the loop does); give ctx
-// the call with [WithCall] so the body can read its id and report
-// progress.
+// The tool's Timeout is the caller's to apply (the loop does, and gives
+// ctx the call, so that [CallID] and [ReportProgress] reach it; outside
+// the loop they read nothing).
 func (inv *Invocation) Run(ctx context.Context) (res Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -394,23 +343,6 @@ func toResult[Out any](out Out) (Result, error) {
 	return Result{Content: []providers.Content{providers.Text{Text: string(b)}}, Details: out}, nil
 }
 
-// decode moves checked arguments into a new In. A *In that bind made
-// passes through.
-func decode[T any](d *decoder, args any) (*T, error) {
-	if v, ok := args.(*T); ok {
-		return v, nil
-	}
-	in := new(T)
-	if err := d.decodeValue(reflect.ValueOf(in).Elem(), args, d.root); err != nil {
-		var be *bindError
-		if !errors.As(err, &be) {
-			be = &bindError{msg: err.Error()}
-		}
-		return nil, be
-	}
-	return in, nil
-}
-
 // Decode converts checked arguments (a hook's view of a call, say) into a
 // T by the rules a struct tool's body gets them with: encoding/json's
 // field names and types. A policy hook uses it to read a struct tool's
@@ -418,7 +350,7 @@ func decode[T any](d *decoder, args any) (*T, error) {
 //
 //	in, err := tools.Decode[NoteArgs](call.Args)
 func Decode[T any](args map[string]any) (T, error) {
-	in, err := decode[T](newDecoder(reflect.TypeFor[T]()), args)
+	in, err := schema.NewDecoder[T](nil).Decode(args)
 	if err != nil {
 		var zero T
 		return zero, err

@@ -3,8 +3,11 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agentloop/agentloop/internal/schema"
 )
 
 // maxListed is how many violations the error text lists, as in the
@@ -28,6 +31,17 @@ func (checkLimit) Error() string { return CheckLimitText }
 
 // errCheckLimit refuses a call past the check's bounds.
 var errCheckLimit error = checkLimit{}
+
+// A Violation is one way a value fails its schema.
+type Violation struct {
+	// Path locates the value: property names and array indexes joined by
+	// dots ("edits.0.oldText"), "root" for the arguments as a whole. For a
+	// missing required property it is the path of that property.
+	Path string
+	// Message says what is wrong, in the reference's wording
+	// ("must be integer", "must have required properties path").
+	Message string
+}
 
 // ValidationError reports arguments that do not fit a tool's schema. Its
 // Error text is what the model sees.
@@ -65,7 +79,7 @@ func (e *ValidationError) Error() string {
 		fmt.Fprintf(&b, "  - %s: %s\n", v.Path, v.Message)
 	}
 	b.WriteString("\nReceived arguments:\n")
-	if _, ok := cloneDepth(e.Received, MaxArgumentDepth+1); !ok { // its text would have no end
+	if _, ok := schema.Clone(e.Received, MaxArgumentDepth+1); !ok { // its text would have no end
 		fmt.Fprintf(&b, "(nested more than %d levels deep; not shown)", MaxArgumentDepth)
 	} else {
 		b.WriteString(indentJSON(e.Received))
@@ -76,53 +90,32 @@ func (e *ValidationError) Error() string {
 // Unwrap returns the validator's own error.
 func (e *ValidationError) Unwrap() error { return e.Cause }
 
+// refusal turns the engine's verdict on args into the error the loop
+// shows the model: a [*ValidationError] naming the tool, or the error
+// whose text is CheckLimitText.
+func (t *Tool) refusal(args any, err error) error {
+	var inv *schema.Invalid
+	switch {
+	case errors.Is(err, schema.ErrCheckLimit):
+		return errCheckLimit
+	case errors.As(err, &inv):
+		vs := make([]Violation, len(inv.Violations))
+		for i, v := range inv.Violations {
+			vs[i] = Violation(v)
+		}
+		return &ValidationError{Tool: t.cfg.Name, Violations: vs, Received: args, Cause: inv.Cause}
+	}
+	return err
+}
+
 // validate coerces args toward the schema and decides. The result shares
 // with args whatever coercion did not change.
 func (t *Tool) validate(args any) (any, error) {
-	v := args
-	if !isNormal(args, MaxArgumentDepth) {
-		var ok bool
-		if v, ok = cloneDepth(args, MaxArgumentDepth); !ok {
-			return nil, t.nestedTooDeep(args)
-		}
+	v, err := t.schema.Check(args)
+	if err != nil {
+		return nil, t.refusal(args, err)
 	}
-	if t.argDepth < MaxArgumentDepth && !isNormal(v, t.argDepth) || t.steps != nil && !withinSteps(v, t.steps) {
-		return nil, errCheckLimit
-	}
-	v, _ = coerce(v, t.root)
-	if t.valid(v) {
-		return v, nil
-	}
-	return nil, &ValidationError{Tool: t.cfg.Name, Violations: t.root.violations(v), Received: args, Cause: t.googleValidate(v)}
-}
-
-// nestedTooDeep refuses arguments nested more than MaxArgumentDepth deep.
-func (t *Tool) nestedTooDeep(args any) error {
-	return &ValidationError{Tool: t.cfg.Name, Received: args, Violations: []Violation{
-		{Path: "root", Message: "must not nest objects and arrays more than " + itoa(MaxArgumentDepth) + " levels deep"}}}
-}
-
-// googleValidate is google/jsonschema-go's verdict on a coerced value; a
-// panic in the validator is an error.
-func (t *Tool) googleValidate(v any) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("validator panic: %v", p)
-		}
-	}()
-	return t.resolved.Validate(googleView(v))
-}
-
-// valid decides whether a coerced value fits the schema. The compiled
-// checker decides when it implements every keyword the schema uses (see
-// decides); its verdict is google/jsonschema-go's on every case of the
-// official test suite and every fuzzed input, at a fraction of the cost.
-// Other schemas are judged by google/jsonschema-go.
-func (t *Tool) valid(v any) bool {
-	if t.decides {
-		return t.root.valid(v)
-	}
-	return t.googleValidate(v) == nil
+	return v, nil
 }
 
 // prepare runs the argument pipeline for one call, up to the checked
@@ -138,9 +131,9 @@ func (t *Tool) prepare(raw map[string]any) (args any, err error) {
 				args, err = nil, fmt.Errorf("panic: %v", r)
 			}
 		}()
-		c, ok := cloneDepth(raw, MaxArgumentDepth)
+		c, ok := schema.Clone(raw, MaxArgumentDepth)
 		if !ok {
-			return nil, t.nestedTooDeep(raw)
+			return nil, t.refusal(raw, schema.TooDeep())
 		}
 		m, _ := c.(map[string]any)
 		if m, err = t.cfg.PrepareArguments(m); err != nil {
@@ -149,6 +142,29 @@ func (t *Tool) prepare(raw map[string]any) (args any, err error) {
 		in = m
 	}
 	return t.validate(in)
+}
+
+// prepareBound is prepare followed by bind: the value the body receives,
+// or the error that refuses the call, in one pass when the tool allows it
+// (a struct body, a flat schema the compiled checker decides, no
+// PrepareArguments shim).
+func (t *Tool) prepareBound(raw map[string]any) (any, error) {
+	if bound, ok := t.oneBind(raw); ok {
+		return bound, nil
+	}
+	args, err := t.prepare(raw)
+	if err != nil {
+		return nil, err
+	}
+	return t.bind(args)
+}
+
+// oneBind is the one-pass path when the tool allows it.
+func (t *Tool) oneBind(raw map[string]any) (any, bool) {
+	if t.fast == nil || t.cfg.PrepareArguments != nil {
+		return nil, false
+	}
+	return t.fast(raw)
 }
 
 func indentJSON(v any) string {

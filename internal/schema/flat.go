@@ -1,22 +1,20 @@
-package tools
+package schema
 
 import "reflect"
 
 // Most tools take a flat object: "type": "object", declared properties
 // and a required list, with nothing else at the object itself. For such a
-// tool built with [New], [Tool.Check] checks, coerces and decodes each
+// struct body, [Decoder.Bind] checks, coerces and decodes each
 // declared property in one pass, without building the coerced argument
-// map that the general path (prepare) returns. Anything out of the ordinary
+// map that the general path ([Schema.Check]) returns. Anything out of the ordinary
 // (a property the schema does not declare, a value to normalize, a
 // violation) sends the call down the general path, which decides it and
 // says why.
 
 // flatPlan decodes the values of a flat object's declared properties into
-// a new *T: fields[i] is the struct field of the node's i-th key.
+// a struct: fields[i] is the struct field of the node's i-th key.
 type flatPlan struct {
-	dec    *decoder
 	fields []fieldPlan
-	newT   func() (any, reflect.Value) // a new *T, and the T it points to
 }
 
 // isFlat reports whether n, the root of a tool's schema, is a flat object.
@@ -28,17 +26,14 @@ func isFlat(n *node) bool {
 		len(n.keys) <= inlineProps
 }
 
-// flatPlanFor returns the plan for a struct type T with a field of the
-// exact name of every property n declares, or nil.
-func flatPlanFor[T any](d *decoder, n *node) *flatPlan {
+// flatPlanFor returns the plan for a struct type with a field of the exact
+// name of every property n declares, or nil.
+func flatPlanFor(d *decoder, n *node) *flatPlan {
 	p := d.root
 	if p.slow || p.t.Kind() != reflect.Struct || !isFlat(n) {
 		return nil
 	}
-	fp := &flatPlan{dec: d, fields: make([]fieldPlan, len(n.keys)), newT: func() (any, reflect.Value) {
-		in := new(T)
-		return in, reflect.ValueOf(in).Elem()
-	}}
+	fp := &flatPlan{fields: make([]fieldPlan, len(n.keys))}
 	for i, k := range n.keys {
 		f, ok := p.fields[k]
 		if !ok {
@@ -49,33 +44,22 @@ func flatPlanFor[T any](d *decoder, n *node) *flatPlan {
 	return fp
 }
 
-// prepareBound is prepare followed by bind: the value the body receives,
-// or the error that refuses the call, in one pass when the tool allows it
-// (a struct body, a flat schema the compiled checker decides, no
-// PrepareArguments shim).
-func (t *Tool) prepareBound(raw map[string]any) (any, error) {
-	if bound, ok := t.oneBind(raw); ok {
-		return bound, nil
-	}
-	args, err := t.prepare(raw)
-	if err != nil {
-		return nil, err
-	}
-	return t.bind(args)
-}
-
-// oneBind is the one-pass path when the tool allows it.
-func (t *Tool) oneBind(raw map[string]any) (any, bool) {
-	if t.flat == nil || t.cfg.PrepareArguments != nil || !t.decides || t.steps != nil {
+// Bind checks, coerces and decodes raw in one pass when the schema is a
+// flat object the compiled checker decides, with no steps to count, and T
+// a struct with a field for every declared property. It reports false
+// whenever [Schema.Check] and [Decoder.Decode] must decide (a property the
+// schema does not declare, a value to normalize, a violation); given the
+// same raw; when it binds, they reach the same value (FuzzPrepareBound).
+func (d *Decoder[T]) Bind(raw map[string]any) (*T, bool) {
+	if d.flat == nil || !d.s.decides || d.s.steps != nil {
 		return nil, false
 	}
-	return t.bindFlat(raw)
+	return d.bindFlat(raw)
 }
 
-// bindFlat is the one-pass path; it reports false whenever the general
-// path must decide.
-func (t *Tool) bindFlat(raw map[string]any) (any, bool) {
-	n := t.root
+// bindFlat is Bind once the schema and T allow it.
+func (d *Decoder[T]) bindFlat(raw map[string]any) (*T, bool) {
+	n := d.s.root
 	var vals [inlineProps]any
 	var has [inlineProps]bool
 	found := 0
@@ -84,7 +68,7 @@ func (t *Tool) bindFlat(raw map[string]any) (any, bool) {
 		if !ok {
 			continue
 		}
-		if !isNormal(v, t.argDepth-1) {
+		if !isNormal(v, d.s.argDepth-1) {
 			return nil, false
 		}
 		if c, changed := coerce(v, n.propList[i]); changed {
@@ -104,9 +88,10 @@ func (t *Tool) bindFlat(raw map[string]any) (any, bool) {
 			return nil, false
 		}
 	}
-	in, rv := t.flat.newT()
-	for i, f := range t.flat.fields {
-		if has[i] && t.flat.dec.decodeValue(rv.Field(f.index), vals[i], f.plan) != nil {
+	in := new(T)
+	rv := reflect.ValueOf(in).Elem()
+	for i, f := range d.flat.fields {
+		if has[i] && d.d.decodeValue(rv.Field(f.index), vals[i], f.plan) != nil {
 			return nil, false
 		}
 	}

@@ -1,4 +1,4 @@
-package tools
+package schema
 
 import (
 	"encoding/json"
@@ -106,11 +106,10 @@ func FuzzGeneratedSchemas(f *testing.F) {
 		if json.Unmarshal([]byte(text), &s) != nil {
 			return
 		}
-		tool, err := compileTool(&s, nil)
+		tool, err := Compile(&s)
 		if err != nil {
 			return // google or the cycle check refused it
 		}
-		tool.cfg.Name = "t"
 		for range 4 {
 			raw := g.value(3)
 			var v any
@@ -126,8 +125,8 @@ func FuzzGeneratedSchemas(f *testing.F) {
 			if tool.decides && tool.root.valid(c) != google {
 				t.Fatalf("schema %s\nvalue %s (coerced %v): checker says %v, google %v", text, raw, c, !google, google)
 			}
-			if _, err := tool.validate(v); err != nil {
-				if ve, ok := err.(*ValidationError); ok && len(ve.Violations) == 0 && tool.decides {
+			if _, err := tool.Check(v); err != nil {
+				if ve, ok := err.(*Invalid); ok && len(ve.Violations) == 0 && tool.decides {
 					t.Fatalf("schema %s\nvalue %s: refused with no violation listed", text, raw)
 				}
 			}

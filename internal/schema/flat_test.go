@@ -1,7 +1,6 @@
-package tools
+package schema
 
 import (
-	"context"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -28,16 +27,31 @@ type flatArgs struct {
 	Small uint8          `json:"small,omitempty"`
 }
 
-func flatTool(t testing.TB) *Tool {
-	tool := Must(New(Config{Name: "flat"}, func(context.Context, flatArgs) (Result, error) { return Result{}, nil }))
-	if tool.flat == nil {
-		t.Fatal("flatArgs should take the one-pass path")
+// structSchema compiles the schema generated from T, as a struct tool's.
+func structSchema[T any](t testing.TB) *Schema {
+	t.Helper()
+	js, err := FromType(reflect.TypeFor[T]())
+	if err != nil {
+		t.Fatal(err)
 	}
-	return tool
+	s, err := Compile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
-// FuzzPrepareBound: the one-pass path gives exactly what Prepare and Bind
-// give, value or error, and changes nothing it was given.
+func flatDecoder(t testing.TB) *Decoder[flatArgs] {
+	d := NewDecoder[flatArgs](structSchema[flatArgs](t))
+	if d.flat == nil {
+		t.Fatal("flatArgs should take the one-pass path")
+	}
+	return d
+}
+
+// FuzzPrepareBound: the one-pass path (bindFlat, past Bind's gate: flatArgs
+// has steps to count) gives exactly what Check and Decode give, and changes
+// nothing it was given; when it declines, they decide.
 func FuzzPrepareBound(f *testing.F) {
 	for _, seed := range []string{`{"path":"a","line":1}`, `{"path":"a","line":"42","mode":"r","force":"true"}`,
 		`{"path":"","line":-1}`, `{"path":"a","line":1,"extra":true}`, `{"line":1}`, `{"path":"a","line":1.5}`,
@@ -45,27 +59,30 @@ func FuzzPrepareBound(f *testing.F) {
 		`{"path":"a","line":1,"ratio":"0.5","small":"300"}`, `{"path":null,"line":null,"force":0}`, `{"Path":"a","line":1}`} {
 		f.Add(seed)
 	}
-	tool := flatTool(f)
+	d := flatDecoder(f)
 	f.Fuzz(func(t *testing.T, raw string) {
 		var args map[string]any
 		if json.Unmarshal([]byte(raw), &args) != nil || args == nil {
 			return
 		}
 		before := clone(args)
-		got, gotErr := tool.prepareBound(args)
+		got, ok := d.bindFlat(args)
 		if !reflect.DeepEqual(before, args) {
 			t.Fatalf("input changed: %v -> %v", before, args)
 		}
-		var want any
-		prepared, wantErr := tool.prepare(args)
-		if wantErr == nil {
-			want, wantErr = tool.bind(prepared)
+		if !ok {
+			return
 		}
-		if (gotErr == nil) != (wantErr == nil) || (gotErr != nil && gotErr.Error() != wantErr.Error()) {
-			t.Fatalf("%s: one pass says %v, Prepare+Bind says %v", raw, gotErr, wantErr)
+		checked, err := d.s.Check(args)
+		if err != nil {
+			t.Fatalf("%s: one pass bound it, Check says %v", raw, err)
+		}
+		want, err := d.Decode(checked)
+		if err != nil {
+			t.Fatalf("%s: one pass bound it, Decode says %v", raw, err)
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%s: one pass gave %+v, Prepare+Bind gave %+v", raw, got, want)
+			t.Fatalf("%s: one pass gave %+v, Check+Decode gave %+v", raw, got, want)
 		}
 	})
 }
@@ -76,14 +93,14 @@ func TestFlatOnlyForFlatSchemas(t *testing.T) {
 	type withExtra struct {
 		A string `json:"a"`
 	}
-	if tool := Must(New(Config{Name: "s"}, func(context.Context, withExtra) (Result, error) { return Result{}, nil })); tool.flat == nil {
+	if d := NewDecoder[withExtra](structSchema[withExtra](t)); d.flat == nil {
 		t.Error("a plain struct should be flat")
 	}
-	if tool := Must(NewJSON(Config{Name: "j"}, json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`), noop)); tool.flat != nil {
-		t.Error("a JSON-schema tool has no struct to decode into")
+	if d := NewDecoder[withExtra](nil); d.flat != nil {
+		t.Error("a decoder without a schema has nothing to check against")
 	}
-	if tool := Must(New(Config{Name: "m"}, func(context.Context, map[string]any) (Result, error) { return Result{}, nil })); tool.flat != nil {
-		t.Error("a map body is not a struct")
+	if d := NewDecoder[map[string]any](mustCompile(t, `{"type":"object","properties":{"a":{"type":"string"}}}`)); d.flat != nil {
+		t.Error("a map is not a struct")
 	}
 	root := func(schema string) *node {
 		g, err := analyze(mustSchema(t, schema))
@@ -121,7 +138,7 @@ func mustSchema(t *testing.T, s string) *jsonschema.Schema {
 // TestFlatPathTaken: ordinary arguments, coerced or not, take the one-pass
 // path; an undeclared property or a violation does not.
 func TestFlatPathTaken(t *testing.T) {
-	tool := flatTool(t)
+	d := flatDecoder(t)
 	for raw, want := range map[string]bool{
 		`{"path":"a","line":1}`:                      true,
 		`{"path":"a","line":"42","inner":{"n":"1"}}`: true,
@@ -133,7 +150,7 @@ func TestFlatPathTaken(t *testing.T) {
 		if err := json.Unmarshal([]byte(raw), &args); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := tool.bindFlat(args); ok != want {
+		if _, ok := d.bindFlat(args); ok != want {
 			t.Errorf("%s: one pass = %v, want %v", raw, ok, want)
 		}
 	}

@@ -1,4 +1,4 @@
-package tools
+package schema
 
 import (
 	"encoding/json"
@@ -23,7 +23,7 @@ func suiteDir(t *testing.T) string {
 }
 
 // TestCheckerAgreesWithGoogleOnSuite runs the official test suite through
-// the verdict a tool gives (Tool.valid) and requires it to be
+// the verdict a compiled schema gives (Schema.valid) and requires it to be
 // google/jsonschema-go's on the schema as written. Each group of cases is
 // one of:
 //   - decided: the compiled checker decides on its own;
@@ -72,7 +72,7 @@ func TestCheckerAgreesWithGoogleOnSuite(t *testing.T) {
 			var ts jsonschema.Schema
 			_ = json.Unmarshal(g.Schema, &ts)
 			keepPropertyOrder(&ts, g.Schema)
-			tool, err := compileTool(&ts, nil)
+			tool, err := Compile(&ts)
 			if err != nil {
 				refused = append(refused, filepath.Base(file)+" / "+g.Description)
 				continue

@@ -1,4 +1,4 @@
-package tools
+package schema
 
 import (
 	"encoding/json"
@@ -24,9 +24,9 @@ func FuzzValidate(f *testing.F) {
 			f.Add(uint8(i), seed)
 		}
 	}
-	tools := make([]*Tool, len(fuzzSchemas))
+	schemas := make([]*Schema, len(fuzzSchemas))
 	for i, s := range fuzzSchemas {
-		tools[i] = Must(NewJSON(Config{Name: "t"}, json.RawMessage(s), noop))
+		schemas[i] = mustCompile(f, s)
 	}
 	f.Fuzz(func(t *testing.T, which uint8, raw string) {
 		// Arguments as providers give them: numbers as json.Number until
@@ -37,14 +37,14 @@ func FuzzValidate(f *testing.F) {
 		if dec.Decode(&args) != nil {
 			return
 		}
-		tool := tools[int(which)%len(tools)]
+		tool := schemas[int(which)%len(schemas)]
 		before, _ := json.Marshal(args)
-		_, err := tool.validateArguments(args)
+		_, err := tool.checkCopy(args)
 		if after, _ := json.Marshal(args); string(before) != string(after) {
 			t.Fatalf("input mutated: %s -> %s", before, after)
 		}
 		if err != nil {
-			if ve := err.(*ValidationError); len(ve.Violations) == 0 {
+			if ve := err.(*Invalid); len(ve.Violations) == 0 {
 				t.Fatalf("%s refused but no violation was listed: %v", raw, ve.Cause)
 			}
 		}

@@ -1,4 +1,4 @@
-package tools
+package schema
 
 import (
 	"encoding/json"
@@ -71,11 +71,11 @@ func clearOrder(s *jsonschema.Schema) {
 	eachSubschema(s, clearOrder)
 }
 
-// TestDeepSchemaBuilds builds a tool from a schema of 2,000 nested levels
+// TestDeepSchemaBuilds compiles a schema of 2,000 nested levels
 // (BenchmarkDeepSchema shows the time per level staying flat).
 func TestDeepSchemaBuilds(t *testing.T) {
 	raw := deepSchema(2000)
-	if _, err := NewJSON(Config{Name: "t"}, raw, noop); err != nil {
+	if _, err := compileJSON(raw); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -84,14 +84,14 @@ func deepSchema(n int) json.RawMessage {
 	return json.RawMessage(strings.Repeat(`{"type":"object","properties":{"a":`, n) + `{"type":"string"}` + strings.Repeat(`}}`, n))
 }
 
-// BenchmarkDeepSchema builds tools from schemas of growing depth; the time
+// BenchmarkDeepSchema compiles schemas of growing depth; the time
 // per level stays flat.
 func BenchmarkDeepSchema(b *testing.B) {
 	for _, n := range []int{250, 500, 1000, 2000} {
 		raw := deepSchema(n)
 		b.Run(itoa(n), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := NewJSON(Config{Name: "t"}, raw, noop); err != nil {
+				if _, err := compileJSON(raw); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,4 +1,4 @@
-package tools
+package schema
 
 import (
 	"bytes"
@@ -19,6 +19,37 @@ import (
 func parseSchema(raw []byte) (*jsonschema.Schema, error) {
 	s, _, err := parseSchemaTree(raw)
 	return s, err
+}
+
+// Parse reads a hand-written schema as [parseSchema] does, and returns it
+// with the text providers are sent: the schema as written (its keys in
+// their order), without $schema and $id at its root.
+func Parse(raw []byte) (*jsonschema.Schema, json.RawMessage, error) {
+	s, tree, err := parseSchemaTree(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, paramsOf(tree), nil
+}
+
+// paramsOf writes the schema providers are sent from the tree Parse read,
+// or nil when its root is not an object.
+func paramsOf(tree any) json.RawMessage {
+	root, ok := tree.(*object)
+	if !ok {
+		return nil
+	}
+	kept := &object{vals: root.vals}
+	for _, k := range root.keys {
+		if k != "$schema" && k != "$id" {
+			kept.keys = append(kept.keys, k)
+		}
+	}
+	var b bytes.Buffer
+	if writeJSON(&b, kept) != nil {
+		return nil
+	}
+	return b.Bytes()
 }
 
 // parseSchemaTree is parseSchema that also returns the tree it read.

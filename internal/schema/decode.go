@@ -1,4 +1,4 @@
-package tools
+package schema
 
 import (
 	"encoding"
@@ -35,6 +35,44 @@ type fieldPlan struct {
 	index int
 	name  string
 	plan  *plan
+}
+
+// Decoder moves checked arguments into a new T by encoding/json's rules
+// (field names and types), without a round trip through JSON text.
+type Decoder[T any] struct {
+	d    *decoder
+	s    *Schema   // for Bind, with flat
+	flat *flatPlan // nil when T or the schema is not flat
+}
+
+// NewDecoder returns the decoder for T. Given the schema T's values are
+// checked against (or nil), it also binds flat arguments in one pass (see
+// [Decoder.Bind]).
+func NewDecoder[T any](s *Schema) *Decoder[T] {
+	d := newDecoder(reflect.TypeFor[T]())
+	out := &Decoder[T]{d: d}
+	if s != nil {
+		out.s, out.flat = s, flatPlanFor(d, s.root)
+	}
+	return out
+}
+
+// Decode moves checked arguments into a new T; a *T (from Bind) passes
+// through. A value T cannot hold is an [*Invalid] with one violation at
+// its path.
+func (d *Decoder[T]) Decode(args any) (*T, error) {
+	if v, ok := args.(*T); ok {
+		return v, nil
+	}
+	in := new(T)
+	if err := d.d.decodeValue(reflect.ValueOf(in).Elem(), args, d.d.root); err != nil {
+		var be *bindError
+		if !errors.As(err, &be) {
+			be = &bindError{msg: err.Error()}
+		}
+		return nil, &Invalid{Violations: []Violation{be.violation()}}
+	}
+	return in, nil
 }
 
 func newDecoder(t reflect.Type) *decoder {
@@ -259,7 +297,7 @@ func (e *bindError) Error() string {
 	return strings.Join(e.path, ".") + ": " + e.msg
 }
 
-// violation returns the error as a line of a ValidationError.
+// violation returns the error as a violation.
 func (e *bindError) violation() Violation {
 	path := "root"
 	if len(e.path) > 0 {
