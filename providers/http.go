@@ -8,7 +8,7 @@ import (
 // HTTPOptions are what every provider that talks to its server over HTTP
 // shares: how it sends requests, what it will read and how long it waits,
 // and how it retries before the first token. The zero value means the
-// defaults. Each limit, when passed, ends the message with stop reason
+// defaults (resolved by kit.HTTPDefaults, in package providers/kit). Each limit, when passed, ends the message with stop reason
 // error and a message naming it. An error message that quotes the server
 // is cut at 2 KiB and never carries the key (in any form), not
 // even in part.
@@ -53,34 +53,4 @@ type HTTPOptions struct {
 	// MaxRetryDelay caps one wait; a server asking for longer ends the
 	// retries. 0 means 30s.
 	MaxRetryDelay time.Duration
-}
-
-// WithDefaults returns o with every zero setting replaced by its default.
-func (o HTTPOptions) WithDefaults() HTTPOptions {
-	def := func(v *time.Duration, d time.Duration) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	def(&o.ConnectTimeout, 30*time.Second)
-	def(&o.HeaderTimeout, 2*time.Minute)
-	def(&o.IdleTimeout, 5*time.Minute)
-	def(&o.RetryBaseDelay, 500*time.Millisecond)
-	def(&o.MaxRetryDelay, 30*time.Second)
-	if o.MaxLineBytes <= 0 {
-		o.MaxLineBytes = 4 << 20
-	}
-	if o.MaxEventBytes <= 0 {
-		o.MaxEventBytes = 8 << 20
-	}
-	if o.MaxResponseBytes <= 0 {
-		o.MaxResponseBytes = 64 << 20
-	}
-	if o.MaxErrorBodyBytes <= 0 {
-		o.MaxErrorBodyBytes = 64 << 10
-	}
-	if o.MaxRetries == 0 {
-		o.MaxRetries = 3
-	}
-	return o
 }

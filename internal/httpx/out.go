@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // Out is the end of a provider's stream that its consumer reads: it passes
@@ -12,7 +13,7 @@ import (
 // when the stream fails. A provider's streamer embeds it.
 type Out struct {
 	Yield   func(providers.StreamEvent) bool
-	Builder *providers.Builder
+	Builder *kit.Builder
 	Key     string // removed from every error message the provider writes
 	stopped bool
 }

@@ -48,6 +48,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/httpx"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // API is the Model.API of models served through this package.
@@ -106,7 +107,7 @@ func New(opts Options) *Provider {
 	if opts.MaxContinuations == 0 {
 		opts.MaxContinuations = 4
 	}
-	opts.HTTPOptions = opts.HTTPOptions.WithDefaults()
+	opts.HTTPOptions = kit.HTTPDefaults(opts.HTTPOptions)
 	sdkOpts := []option.RequestOption{
 		option.WithHTTPClient(httpx.Client(opts.HTTPOptions)),
 		option.WithBaseURL(opts.BaseURL),
@@ -129,7 +130,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	}
 	return func(yield func(providers.StreamEvent) bool) {
 		s := &streamer{p: p, model: req.Model, maxArgs: req.Options.ArgumentLimit(),
-			Out: httpx.Out{Yield: yield, Builder: providers.NewBuilder(req.Model), Key: key}}
+			Out: httpx.Out{Yield: yield, Builder: kit.NewBuilder(req.Model), Key: key}}
 		s.run(httpx.Watch(ctx), params) // Fail names a limit the SDK hid
 	}, nil
 }
@@ -139,8 +140,8 @@ var callID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // Target is what the provider prepares a transcript for: the model's own
 // blocks keep their signatures, and call ids the API refuses are replaced.
-func Target(m providers.Model) providers.Target {
-	t := providers.TargetOf(m)
+func Target(m providers.Model) kit.Target {
+	t := kit.TargetOf(m)
 	t.ValidCallID = callID.MatchString
 	return t
 }

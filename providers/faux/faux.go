@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // EmptyMessage is the error message of a call made when no scripted
@@ -105,7 +106,7 @@ func (p *Provider) next(req *providers.Request) Step {
 func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq[providers.StreamEvent], error) {
 	step := p.next(req)
 	return func(yield func(providers.StreamEvent) bool) {
-		b := providers.NewBuilder(req.Model)
+		b := kit.NewBuilder(req.Model)
 		if !yield(b.Start()) {
 			return
 		}
@@ -137,7 +138,7 @@ func safeStep(ctx context.Context, step Step, req *providers.Request) (m provide
 
 // play streams msg block by block; a cancelled context ends it with an
 // aborted error event that keeps what was streamed.
-func (p *Provider) play(ctx context.Context, b *providers.Builder, msg providers.AssistantMessage, yield func(providers.StreamEvent) bool) {
+func (p *Provider) play(ctx context.Context, b *kit.Builder, msg providers.AssistantMessage, yield func(providers.StreamEvent) bool) {
 	aborted := func() bool {
 		if ctx.Err() == nil {
 			return false

@@ -43,6 +43,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/httpx"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // API is the Model.API of models served through this package.
@@ -86,7 +87,7 @@ func New(ctx context.Context, opts Options) (*Provider, error) {
 	if opts.APIKey == "" {
 		opts.APIKey = os.Getenv("GOOGLE_API_KEY")
 	}
-	opts.HTTPOptions = opts.HTTPOptions.WithDefaults()
+	opts.HTTPOptions = kit.HTTPDefaults(opts.HTTPOptions)
 	p := &Provider{opts: opts}
 	c, err := p.newClient(ctx, opts.APIKey)
 	if err != nil {
@@ -131,7 +132,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	contents, config := p.request(req)
 	return func(yield func(providers.StreamEvent) bool) {
 		s := &streamer{p: p, client: client, model: req.Model, name: name,
-			Out: httpx.Out{Yield: yield, Builder: providers.NewBuilder(req.Model), Key: key}}
+			Out: httpx.Out{Yield: yield, Builder: kit.NewBuilder(req.Model), Key: key}}
 		s.run(httpx.Watch(ctx), contents, config) // Fail names a limit the SDK hid
 	}, nil
 }

@@ -51,6 +51,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/httpx"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // Options configure a Provider. The zero value talks to api.openai.com with
@@ -96,7 +97,7 @@ func New(opts Options) *Provider {
 		opts.BaseURL = "https://api.openai.com/v1"
 	}
 	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
-	opts.HTTPOptions = opts.HTTPOptions.WithDefaults()
+	opts.HTTPOptions = kit.HTTPDefaults(opts.HTTPOptions)
 	return &Provider{opts: opts, client: httpx.Client(opts.HTTPOptions)}
 }
 
@@ -113,7 +114,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	}
 	return func(yield func(providers.StreamEvent) bool) {
 		s := &streamer{p: p, model: req.Model, maxArgs: req.Options.ArgumentLimit(),
-			Out: httpx.Out{Yield: yield, Builder: providers.NewBuilder(req.Model), Key: key}}
+			Out: httpx.Out{Yield: yield, Builder: kit.NewBuilder(req.Model), Key: key}}
 		s.run(httpx.Watch(ctx), body)
 	}, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/httpx"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // ResponsesAPI is the Model.API of models served through the Responses
@@ -68,7 +69,7 @@ func (p *Responses) Stream(ctx context.Context, req *providers.Request) (iter.Se
 	}
 	return func(yield func(providers.StreamEvent) bool) {
 		s := &responseStreamer{p: p, model: req.Model, maxArgs: req.Options.ArgumentLimit(),
-			Out: httpx.Out{Yield: yield, Builder: providers.NewBuilder(req.Model), Key: key}}
+			Out: httpx.Out{Yield: yield, Builder: kit.NewBuilder(req.Model), Key: key}}
 		s.run(ctx, body)
 	}, nil
 }
@@ -217,7 +218,7 @@ func responsesInput(m providers.Model, msgs []providers.Message) []json.RawMessa
 			images = nil
 		}
 	}
-	for _, msg := range providers.TargetOf(m).Prepare(msgs) {
+	for _, msg := range kit.TargetOf(m).Prepare(msgs) {
 		switch msg := msg.(type) {
 		case providers.UserMessage:
 			flush()

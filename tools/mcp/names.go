@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 
-	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // exposedName is the name a server's tool is offered under: the server's
@@ -20,7 +20,7 @@ func exposedName(server, tool string, prefix bool, taken map[string]bool) string
 		sum := sha256.Sum256([]byte(name))
 		name = name[:55] + "_" + hex.EncodeToString(sum[:4])
 	}
-	name = providers.ToolName(name)
+	name = kit.ToolName(name)
 	for base, n := name, 2; taken[name]; n++ {
 		suffix := "_" + string(rune('0'+n%10))
 		if len(base)+len(suffix) > 64 {
