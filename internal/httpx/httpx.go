@@ -107,6 +107,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	if resp.StatusCode >= 300 {
+		if w, _ := req.Context().Value(watchKey{}).(*watch); w != nil {
+			w.refuse(req.Method, RedactURL(req.URL))
+		}
 		resp.Body = newErrorBody(resp.Body, cancel, ctx, t.o)
 		return resp, nil
 	}
@@ -281,10 +284,31 @@ func (b *boundedBody) Close() error {
 }
 
 // watch keeps the first limit or timeout that ended a response of a
-// request made with a context from Watch.
+// request made with a context from Watch, and the last request refused.
 type watch struct {
-	mu  sync.Mutex
-	err error
+	mu          sync.Mutex
+	err         error
+	method, url string // the last request answered with a status >= 300
+}
+
+func (w *watch) refuse(method, url string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.method, w.url = method, url
+}
+
+// Refused returns the method and URL (RedactURL) of the last request made
+// with ctx (from Watch) that the server answered with a status of 300 or
+// more, for an HTTPError made from a vendor SDK's error, which may not
+// say; empty when there was none.
+func Refused(ctx context.Context) (method, url string) {
+	w, _ := ctx.Value(watchKey{}).(*watch)
+	if w == nil {
+		return "", ""
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.method, w.url
 }
 
 type watchKey struct{}

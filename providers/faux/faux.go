@@ -26,6 +26,13 @@ import (
 // response is left. A cancelled call reports [providers.AbortedMessage].
 const EmptyMessage = "no scripted response left"
 
+// API and ProviderName are the Model.API and Model.Provider that
+// Provider's Model method sets.
+const (
+	API          = "faux"
+	ProviderName = "faux"
+)
+
 // Step computes one scripted response from the request. A Step that returns
 // an error streams a failed message carrying the error's text.
 type Step func(ctx context.Context, req *providers.Request) (providers.AssistantMessage, error)
@@ -54,6 +61,13 @@ func New(responses ...providers.AssistantMessage) *Provider {
 	p := &Provider{}
 	p.Push(responses...)
 	return p
+}
+
+// Model returns the scripted model called id: its API API and its
+// provider ProviderName. The scripted provider streams whatever Model a
+// request names (it sends nothing anywhere), so tests may use any.
+func (p *Provider) Model(id string) providers.Model {
+	return providers.Model{ID: id, API: API, Provider: ProviderName}
 }
 
 // Push queues responses, returned in order by later calls.
