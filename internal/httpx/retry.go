@@ -31,7 +31,7 @@ type HTTPError struct {
 }
 
 func (e *HTTPError) Error() string {
-	return fmt.Sprintf("HTTP %d: %s%s", e.Status, e.Message, where(e.Method, e.URL, 0))
+	return fmt.Sprintf("HTTP %d: %s%s", e.Status, strings.TrimSpace(e.Message), where(e.Method, e.URL, 0))
 }
 
 // AttemptsError is the last error of a request that was tried more than
@@ -209,7 +209,7 @@ func Describe(err error, key string) string {
 	}
 	var he *HTTPError
 	if errors.As(err, &he) {
-		msg := he.Message
+		msg := strings.TrimSpace(he.Message)
 		if msg == "" {
 			msg = http.StatusText(he.Status)
 		}
