@@ -43,8 +43,11 @@ type HTTPOptions struct {
 	MaxErrorBodyBytes int64
 
 	// MaxRetries is how many times a request refused with 429 or 5xx (or
-	// whose connection failed) before the first token is tried again; 0
-	// means 3, negative means never.
+	// whose connection failed on the way) before the first token is tried
+	// again; 0 means 3, negative means never. What cannot succeed the next
+	// time is never retried: another refusal, a refused connection, an
+	// unknown host, an untrusted certificate. An error after retries says
+	// how many attempts were made.
 	MaxRetries int
 	// RetryBaseDelay is the first backoff; 0 means 500ms. Each retry doubles
 	// it, with jitter; a wait the server asks for (Retry-After and the
