@@ -74,8 +74,9 @@ func chat(in io.Reader, out io.Writer, interactive bool, name string, window int
 	if err != nil {
 		return err
 	}
-	var provider providers.Provider = &faux.Provider{Delay: 10 * time.Millisecond, Default: echo}
-	model := providers.Model{ID: "scripted", Provider: "faux"}
+	script := &faux.Provider{Delay: 10 * time.Millisecond, Default: echo}
+	var provider providers.Provider = script
+	model := script.Model("scripted")
 	live, m, ok, err := auto.FromEnv(context.Background(), name)
 	switch {
 	case err != nil:

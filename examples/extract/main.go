@@ -54,11 +54,12 @@ func main() {
 
 // run asks for the invoice's fields, printing the conversation to out.
 func run(ctx context.Context, out io.Writer, name string) (Invoice, error) {
-	var provider providers.Provider = faux.New(
+	script := faux.New(
 		faux.Reply(faux.Call("call_1", "final_answer", map[string]any{"vendor": "ACME Tools Ltd", "total": "one hundred twenty", "paid": true})),
 		faux.Reply(faux.Text("I will fix the total and add the date."),
 			faux.Call("call_2", "final_answer", map[string]any{"vendor": "ACME Tools Ltd", "date": "2026-11-02", "total": 120, "paid": true})))
-	model := providers.Model{ID: "scripted", Provider: "faux"}
+	var provider providers.Provider = script
+	model := script.Model("scripted")
 	live, m, ok, err := auto.FromEnv(ctx, name)
 	switch {
 	case err != nil:

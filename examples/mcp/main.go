@@ -72,8 +72,9 @@ func run(ctx context.Context, out io.Writer, server []string, name string) ([]pr
 	set, _ := files.Tools()
 	fmt.Fprintf(out, "mcp: the filesystem server offers %d tools on %s\n", len(set), dir)
 
-	var provider providers.Provider = faux.New(script(dir)...)
-	model := providers.Model{ID: "scripted", Provider: "faux"}
+	scripted := faux.New(script(dir)...)
+	var provider providers.Provider = scripted
+	model := scripted.Model("scripted")
 	live, m, ok, err := auto.FromEnv(ctx, name)
 	switch {
 	case err != nil:

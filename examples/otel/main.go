@@ -60,11 +60,12 @@ func run(ctx context.Context, out io.Writer, name string) error {
 		func(ctx context.Context, in cityArgs) (string, error) {
 			return in.City + ": 4°C, light rain", nil
 		}))
-	var provider providers.Provider = faux.New(
+	script := faux.New(
 		faux.Reply(faux.Call("c1", "weather", map[string]any{"city": "Oslo"}), faux.Call("c2", "weather", map[string]any{"city": "Bergen"}),
 			faux.Call("c3", "forecast", map[string]any{"city": "Oslo"})),
 		faux.Reply(faux.Text("Oslo and Bergen: 4°C with light rain.")))
-	model := providers.Model{ID: "scripted", Provider: "faux"}
+	var provider providers.Provider = script
+	model := script.Model("scripted")
 	live, m, ok, err := auto.FromEnv(ctx, name)
 	switch {
 	case err != nil:

@@ -108,7 +108,7 @@ func run(ctx context.Context, out io.Writer, name string) ([]providers.Message, 
 	scripted := &faux.Provider{Delay: 15 * time.Millisecond, ChunkSize: 3}
 	scripted.Push(script()...)
 	var provider providers.Provider = scripted
-	model := providers.Model{ID: "scripted", Provider: "faux"}
+	model := scripted.Model("scripted")
 	live, m, ok, err := auto.FromEnv(ctx, name)
 	switch {
 	case err != nil:

@@ -30,8 +30,9 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
 	flag.Parse()
-	var p providers.Provider = scripted()
-	m := providers.Model{ID: "scripted", Provider: "faux"}
+	script := scripted()
+	var p providers.Provider = script
+	m := script.Model("scripted")
 	if live, lm, ok := openai.FromEnv(); ok {
 		p, m = live, lm
 	} else {
