@@ -105,13 +105,17 @@ func New(opts Options) *Provider {
 	if opts.APIKey == "" {
 		opts.APIKey = os.Getenv("ANTHROPIC_API_KEY")
 	}
+	from := ""
 	if opts.BaseURL == "" {
-		opts.BaseURL = os.Getenv("ANTHROPIC_BASE_URL")
+		opts.BaseURL, from = os.Getenv("ANTHROPIC_BASE_URL"), " (from ANTHROPIC_BASE_URL)"
 	}
 	if opts.BaseURL == "" {
 		opts.BaseURL = "https://api.anthropic.com"
 	}
 	bad := httpx.CheckBaseURL(opts.BaseURL, opts.APIKey)
+	if bad != nil {
+		bad = fmt.Errorf("%w%s", bad, from)
+	}
 	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/") + "/"
 	if opts.MaxContinuations == 0 {
 		opts.MaxContinuations = 4

@@ -103,13 +103,17 @@ func New(opts Options) *Provider {
 	if opts.APIKey == "" {
 		opts.APIKey = os.Getenv("OPENAI_API_KEY")
 	}
+	from := ""
 	if opts.BaseURL == "" {
-		opts.BaseURL = os.Getenv("OPENAI_BASE_URL")
+		opts.BaseURL, from = os.Getenv("OPENAI_BASE_URL"), " (from OPENAI_BASE_URL)"
 	}
 	if opts.BaseURL == "" {
 		opts.BaseURL = "https://api.openai.com/v1"
 	}
 	bad := httpx.CheckBaseURL(opts.BaseURL, opts.APIKey)
+	if bad != nil {
+		bad = fmt.Errorf("%w%s", bad, from)
+	}
 	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
 	opts.HTTPOptions = kit.HTTPDefaults(opts.HTTPOptions)
 	return &Provider{opts: opts, client: httpx.Client(opts.HTTPOptions), bad: bad}
