@@ -1,7 +1,9 @@
 // Package httpx is what the HTTP providers share to read their servers
 // safely: a transport that bounds every response in bytes and time, the
-// retries before the first token, a bounded Server-Sent Events reader, and
-// error texts that name the limit passed and never carry the key.
+// retries before the first token (never of what cannot succeed), a bounded
+// Server-Sent Events reader, base URLs checked before any request, and
+// error texts that name the limit passed or the request refused (method,
+// URL, attempts) and never carry the key.
 //
 // The transport wraps whatever sends the requests, the provider's own code
 // or a vendor SDK's client, so the same limits hold under both.
