@@ -132,6 +132,11 @@ func TestModelRefused(t *testing.T) {
 					t.Errorf("%s: %q names neither API", tc.name, err)
 				}
 			}
+			if p, err := build(hw, srv.URL, providers.HTTPOptions{}); err != nil {
+				t.Fatal(err)
+			} else if _, err := p.Stream(context.Background(), nil); err == nil {
+				t.Error("a nil request: no error")
+			}
 			if n := hits.Load(); n != 0 {
 				t.Fatalf("%d requests sent", n)
 			}

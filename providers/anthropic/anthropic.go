@@ -38,6 +38,7 @@ package anthropic
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"os"
@@ -150,6 +151,9 @@ func (p *Provider) Model(id string) providers.Model {
 func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq[providers.StreamEvent], error) {
 	if p.bad != nil {
 		return nil, fmt.Errorf("anthropic: %w", p.bad)
+	}
+	if req == nil {
+		return nil, errors.New("anthropic: a nil request")
 	}
 	m := req.Model
 	if m.ID == "" {

@@ -34,6 +34,7 @@ package gemini
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"os"
@@ -139,6 +140,9 @@ func (p *Provider) Model(id string) providers.Model {
 // kit.ErrWrongAPI). An empty Model.API or Model.Provider is taken to be
 // this provider's.
 func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq[providers.StreamEvent], error) {
+	if req == nil {
+		return nil, errors.New("gemini: a nil request")
+	}
 	m := req.Model
 	if m.ID == "" {
 		m.ID = p.opts.Model

@@ -40,6 +40,7 @@ package openai
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"iter"
@@ -231,6 +232,9 @@ func FromEnv() (p *Provider, m providers.Model, ok bool) {
 func resolve(opts Options, bad error, req *providers.Request, api string) (*providers.Request, error) {
 	if bad != nil {
 		return nil, fmt.Errorf("openai: %w", bad)
+	}
+	if req == nil {
+		return nil, errors.New("openai: a nil request")
 	}
 	m := req.Model
 	if m.ID == "" {
