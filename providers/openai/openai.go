@@ -40,8 +40,8 @@ package openai
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"net/http"
