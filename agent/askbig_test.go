@@ -14,6 +14,7 @@ import (
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/faux"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // bulky is a scripted model that streams each of its replies in pieces of
@@ -46,7 +47,7 @@ func (p *bulky) Stream(_ context.Context, req *providers.Request) (iter.Seq[prov
 	p.i++
 	p.mu.Unlock()
 	return func(yield func(providers.StreamEvent) bool) {
-		b := providers.NewBuilder(providers.Model{ID: "bulky"})
+		b := kit.NewBuilder(providers.Model{ID: "bulky"})
 		if !yield(b.Start()) {
 			return
 		}

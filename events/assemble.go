@@ -1,6 +1,9 @@
 package events
 
-import "github.com/agentloop/agentloop/providers"
+import (
+	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
+)
 
 // Assembler rebuilds the assistant message in flight from events in the
 // wire form (MarshalWire), whose updates carry only their change: a NATS
@@ -11,7 +14,7 @@ import "github.com/agentloop/agentloop/providers"
 // The zero value is ready to use. An Assembler is not safe for concurrent
 // use.
 type Assembler struct {
-	b      *providers.Builder
+	b      *kit.Builder
 	latest providers.StreamEvent // the builder's event for the last change
 }
 
@@ -21,7 +24,7 @@ func (a *Assembler) Add(e Event) {
 	case MessageStart:
 		a.b, a.latest = nil, providers.StreamEvent{}
 		if m, ok := e.Message.(providers.AssistantMessage); ok {
-			a.b = providers.NewBuilder(providers.Model{ID: m.Model, API: m.API, Provider: m.Provider})
+			a.b = kit.NewBuilder(providers.Model{ID: m.Model, API: m.API, Provider: m.Provider})
 			a.latest = a.b.Start()
 		}
 	case MessageEnd:

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // TestAssemblerLatest: Latest's Partial is the message Message gives, at
@@ -12,7 +13,7 @@ import (
 // message as it stood then after the Assembler moved on; between messages
 // it is nil.
 func TestAssemblerLatest(t *testing.T) {
-	b := providers.NewBuilder(providers.Model{ID: "m", Provider: "p"})
+	b := kit.NewBuilder(providers.Model{ID: "m", Provider: "p"})
 	start := b.Start()
 	call := b.ToolCallStart("c1", "read")
 	evs := []providers.StreamEvent{b.ThinkingDelta("hm"), b.ThinkingEnd("sig"), b.TextStart(), b.TextDelta("Hel"), b.TextDelta("lo"),

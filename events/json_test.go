@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 	"github.com/agentloop/agentloop/tools"
 )
 
@@ -21,7 +22,7 @@ func sampleEvents() []Event {
 	res := providers.ToolResultMessage{ToolCallID: "c1", ToolName: "read", Content: []providers.Content{providers.Text{Text: "ok"}},
 		Details: map[string]any{"n": 1.0}, IsError: false, Timestamp: 6}
 	user := providers.UserMessage{Content: []providers.Content{providers.Text{Text: "go"}, providers.Image{Data: "aGk=", MIMEType: "image/png"}}, Timestamp: 4}
-	b := providers.NewBuilder(providers.Model{ID: "m", API: "faux", Provider: "faux"})
+	b := kit.NewBuilder(providers.Model{ID: "m", API: "faux", Provider: "faux"})
 	b.Start()
 	b.TextStart()
 	delta := b.TextDelta("hel")
@@ -129,7 +130,7 @@ func FuzzUnmarshal(f *testing.F) {
 // with the version, and decodes back to the same change; the other events
 // are Marshal's with the version.
 func TestMarshalWire(t *testing.T) {
-	b := providers.NewBuilder(providers.Model{ID: "m"})
+	b := kit.NewBuilder(providers.Model{ID: "m"})
 	b.Start()
 	b.TextStart()
 	b.TextDelta(strings.Repeat("long text ", 100))
@@ -169,7 +170,7 @@ func TestMarshalWire(t *testing.T) {
 // in the wire form and read back, rebuild the message in flight: the same
 // text, thinking and tool calls as the in-process snapshots.
 func TestAssemblerRebuildsFromTheWire(t *testing.T) {
-	b := providers.NewBuilder(providers.Model{ID: "m", Provider: "p"})
+	b := kit.NewBuilder(providers.Model{ID: "m", Provider: "p"})
 	var evs []providers.StreamEvent
 	add := func(e providers.StreamEvent) { evs = append(evs, e) }
 	start := b.Start()

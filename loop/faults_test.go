@@ -14,15 +14,16 @@ import (
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/faux"
+	"github.com/agentloop/agentloop/providers/kit"
 	"github.com/agentloop/agentloop/tools"
 )
 
 // scriptedFault is a provider that streams events from a function, for
 // injecting faults at any point of a stream.
-type scriptedFault func(b *providers.Builder, yield func(providers.StreamEvent) bool)
+type scriptedFault func(b *kit.Builder, yield func(providers.StreamEvent) bool)
 
 func (f scriptedFault) Stream(_ context.Context, req *providers.Request) (iter.Seq[providers.StreamEvent], error) {
-	return func(yield func(providers.StreamEvent) bool) { f(providers.NewBuilder(req.Model), yield) }, nil
+	return func(yield func(providers.StreamEvent) bool) { f(kit.NewBuilder(req.Model), yield) }, nil
 }
 
 // TestProviderFaults: a stream that fails before its first event, in the
@@ -42,18 +43,18 @@ func TestProviderFaults(t *testing.T) {
 		text   string // kept text
 		errSub string
 	}{
-		{"nothing at all", func(*providers.Builder, func(providers.StreamEvent) bool) {},
+		{"nothing at all", func(*kit.Builder, func(providers.StreamEvent) bool) {},
 			providers.StopReasonError, "", "ended without a final message"},
-		{"panic before the first event", func(*providers.Builder, func(providers.StreamEvent) bool) { panic("socket exploded") },
+		{"panic before the first event", func(*kit.Builder, func(providers.StreamEvent) bool) { panic("socket exploded") },
 			providers.StopReasonError, "", "provider failed: panic: socket exploded"},
-		{"mid-text", func(b *providers.Builder, y func(providers.StreamEvent) bool) {
+		{"mid-text", func(b *kit.Builder, y func(providers.StreamEvent) bool) {
 			_ = y(b.Start()) && y(b.TextDelta("half a sen"))
 		}, providers.StopReasonError, "half a sen", "ended without a final message"},
-		{"panic mid-tool-call", func(b *providers.Builder, y func(providers.StreamEvent) bool) {
+		{"panic mid-tool-call", func(b *kit.Builder, y func(providers.StreamEvent) bool) {
 			_ = y(b.Start()) && y(b.ToolCallStart("c1", "echo")) && y(b.ToolCallDelta(`{"label":`, nil))
 			panic("decoder bug")
 		}, providers.StopReasonError, "", "panic: decoder bug"},
-		{"misbehaves after done", func(b *providers.Builder, y func(providers.StreamEvent) bool) {
+		{"misbehaves after done", func(b *kit.Builder, y func(providers.StreamEvent) bool) {
 			_ = y(b.Start()) && y(b.TextDelta("all good"))
 			y(b.Done(providers.StopReasonStop, providers.Usage{}))
 			y(b.TextDelta("ignored")) // keeps going after the consumer stopped

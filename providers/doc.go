@@ -10,4 +10,8 @@
 // Messages are values. Once a message has been handed to the loop or
 // published in an event it is never modified again; code that receives one
 // must treat its slices and maps as read-only.
+//
+// A Model comes from the provider that serves it (openai.New(...).Model("gpt-4o")),
+// so its API and provider names agree with that provider. Writing a
+// provider of your own? Package providers/kit holds what it needs.
 package providers

@@ -8,7 +8,7 @@ import (
 // HTTPOptions are what every provider that talks to its server over HTTP
 // shares: how it sends requests, what it will read and how long it waits,
 // and how it retries before the first token. The zero value means the
-// defaults. Each limit, when passed, ends the message with stop reason
+// defaults (resolved by kit.HTTPDefaults, in package providers/kit). Each limit, when passed, ends the message with stop reason
 // error and a message naming it. An error message that quotes the server
 // is cut at 2 KiB and never carries the key (in any form), not
 // even in part.
@@ -43,8 +43,11 @@ type HTTPOptions struct {
 	MaxErrorBodyBytes int64
 
 	// MaxRetries is how many times a request refused with 429 or 5xx (or
-	// whose connection failed) before the first token is tried again; 0
-	// means 3, negative means never.
+	// whose connection failed on the way) before the first token is tried
+	// again; 0 means 3, negative means never. What cannot succeed the next
+	// time is never retried: another refusal, a refused connection, an
+	// unknown host, an untrusted certificate. An error after retries says
+	// how many attempts were made.
 	MaxRetries int
 	// RetryBaseDelay is the first backoff; 0 means 500ms. Each retry doubles
 	// it, with jitter; a wait the server asks for (Retry-After and the
@@ -53,34 +56,4 @@ type HTTPOptions struct {
 	// MaxRetryDelay caps one wait; a server asking for longer ends the
 	// retries. 0 means 30s.
 	MaxRetryDelay time.Duration
-}
-
-// WithDefaults returns o with every zero setting replaced by its default.
-func (o HTTPOptions) WithDefaults() HTTPOptions {
-	def := func(v *time.Duration, d time.Duration) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	def(&o.ConnectTimeout, 30*time.Second)
-	def(&o.HeaderTimeout, 2*time.Minute)
-	def(&o.IdleTimeout, 5*time.Minute)
-	def(&o.RetryBaseDelay, 500*time.Millisecond)
-	def(&o.MaxRetryDelay, 30*time.Second)
-	if o.MaxLineBytes <= 0 {
-		o.MaxLineBytes = 4 << 20
-	}
-	if o.MaxEventBytes <= 0 {
-		o.MaxEventBytes = 8 << 20
-	}
-	if o.MaxResponseBytes <= 0 {
-		o.MaxResponseBytes = 64 << 20
-	}
-	if o.MaxErrorBodyBytes <= 0 {
-		o.MaxErrorBodyBytes = 64 << 10
-	}
-	if o.MaxRetries == 0 {
-		o.MaxRetries = 3
-	}
-	return o
 }

@@ -175,29 +175,40 @@ type StreamEvent struct {
 	// Reason is the stop reason, on done and error.
 	Reason StopReason
 	// Message is the message on start (no blocks yet), done and error (the
-	// final message). On block events a Builder leaves it nil and keeps a
-	// reference instead: read the message so far with Partial. A provider
-	// that builds its events without a Builder, or a decoder, may set it on
-	// block events too.
+	// final message). On block events a builder (package providers/kit)
+	// leaves it nil and sets Ref instead: read the message so far with
+	// Partial. A provider that builds its events without one, or a
+	// decoder, may set it on block events too.
 	Message *AssistantMessage
+	// Ref, when Message is nil, refers to the message as it stood at this
+	// event without copying it; Partial reads it.
+	Ref PartialRef
+}
 
-	partial partial // set by a Builder on block events
+// A PartialRef is a streamed message as it stood at one event, put
+// together only when asked for. A stream of n events that each carried a
+// copy would cost O(n²); one whose events carry a PartialRef costs O(n).
+// The builder in package providers/kit makes them; a provider with its own
+// may implement it too. PartialMessage returns a new value on each call,
+// which never changes afterwards.
+type PartialRef interface {
+	PartialMessage() *AssistantMessage
 }
 
 // Partial returns the message as it stood at this event: the partial
 // message on start and block events, the final message on done and error.
 // It is nil only for an event that carries no message at all.
 //
-// An event from a Builder holds a reference, not a copy, so streaming n
-// events costs O(n) however many blocks the message grows to; Partial puts
-// the message together when called, in O(blocks), sharing the text already
-// streamed. Each call returns a new value, and it never changes afterwards
-// whatever the stream does next.
+// An event from a builder holds a reference (Ref), not a copy, so
+// streaming n events costs O(n) however many blocks the message grows to;
+// Partial puts the message together when called, in O(blocks), sharing the
+// text already streamed. Each call returns a new value, and it never
+// changes afterwards whatever the stream does next.
 func (e StreamEvent) Partial() *AssistantMessage {
-	if e.Message != nil || e.partial.h == nil {
+	if e.Message != nil || e.Ref == nil {
 		return e.Message
 	}
-	return e.partial.message()
+	return e.Ref.PartialMessage()
 }
 
 // MarshalJSON encodes the event with the reference's field names: the

@@ -30,7 +30,13 @@ type Prices struct {
 	CacheWrite float64 `json:"cacheWrite"`
 }
 
-// Model describes an LLM as the loop and a provider need to know it.
+// Model describes an LLM as the loop and a provider need to know it. Make
+// one with the Model method of the provider that serves it
+// (p.Model("gpt-4o")), which sets API (the wire) and Provider (the vendor)
+// to the provider's own; set the rest (prices, context window) on the
+// value. A provider's Stream refuses, before any request, a Model without
+// an ID and one whose API is another's; an empty API or Provider is taken
+// to be the provider's.
 type Model struct {
 	ID       string `json:"id"`
 	Name     string `json:"name"`

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // discard is a connection that takes everything at once.
@@ -36,7 +37,7 @@ func BenchmarkPublishWhileClientsArrive(b *testing.B) {
 			for i := range 1000 {
 				br.Handle(ctx, events.MessageEnd{Message: providers.NewUserText(fmt.Sprintf("%d %s", i, strings.Repeat("x", 1000)))})
 			}
-			bl := providers.NewBuilder(providers.Model{ID: "m"})
+			bl := kit.NewBuilder(providers.Model{ID: "m"})
 			br.Handle(ctx, events.MessageStart{Message: *bl.Start().Message})
 			br.Handle(ctx, events.MessageUpdate{Stream: bl.TextStart()})
 			req := httptest.NewRequest("GET", "/", nil).WithContext(ctx)

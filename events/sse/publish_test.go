@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 	"github.com/agentloop/agentloop/tools"
 )
 
@@ -177,7 +178,7 @@ func TestClientsTakeNoPublishLock(t *testing.T) {
 func conversationEvents(ctx context.Context, b *Broker, n int) {
 	b.Handle(ctx, events.AgentStart{})
 	for i := range n {
-		bl := providers.NewBuilder(providers.Model{ID: "m"})
+		bl := kit.NewBuilder(providers.Model{ID: "m"})
 		b.Handle(ctx, events.MessageStart{Message: *bl.Start().Message})
 		b.Handle(ctx, events.MessageUpdate{Stream: bl.TextStart()})
 		for range 5 {
@@ -316,7 +317,7 @@ func TestSnapshotEncodesAsJSONWould(t *testing.T) {
 	b.Handle(ctx, events.MessageEnd{Message: providers.NewUserText("<b>&\u2028 \"quoted\" é")})
 	b.Handle(ctx, events.ToolExecutionStart{ToolCallID: "a", ToolName: "t", Args: map[string]any{"html": "<script>"}})
 	check("a message and a tool")
-	bl := providers.NewBuilder(providers.Model{ID: "m"})
+	bl := kit.NewBuilder(providers.Model{ID: "m"})
 	b.Handle(ctx, events.MessageStart{Message: *bl.Start().Message})
 	b.Handle(ctx, events.MessageUpdate{Stream: bl.TextStart()})
 	b.Handle(ctx, events.MessageUpdate{Stream: bl.TextDelta("so <far>")})

@@ -18,6 +18,7 @@ import (
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/faux"
+	"github.com/agentloop/agentloop/providers/kit"
 	"github.com/agentloop/agentloop/tools"
 )
 
@@ -378,7 +379,7 @@ func TestReloadMidRunDownloadsTheTranscript(t *testing.T) {
 			b.MaxBytes = tt.maxBytes
 			srv := httptest.NewServer(b)
 			defer srv.Close()
-			bl := providers.NewBuilder(providers.Model{ID: "m"})
+			bl := kit.NewBuilder(providers.Model{ID: "m"})
 			ctx := context.Background()
 			user := providers.NewUserText("go")
 			b.Handle(ctx, events.AgentStart{})

@@ -9,6 +9,7 @@ import (
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/events/term"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 	"github.com/agentloop/agentloop/tools"
 )
 
@@ -18,7 +19,7 @@ func TestPrinter(t *testing.T) {
 	var out strings.Builder
 	p := term.New(&out)
 	ctx := context.Background()
-	b := providers.NewBuilder(providers.Model{ID: "m"})
+	b := kit.NewBuilder(providers.Model{ID: "m"})
 	b.Start()
 	b.TextStart()
 	p.Handle(ctx, events.MessageUpdate{Stream: b.TextDelta("Hel")})
@@ -52,7 +53,7 @@ func Example() {
 // answer; term.Options{HideThinking: true} leaves it out.
 func ExampleNewWith() {
 	ctx := context.Background()
-	b := providers.NewBuilder(providers.Model{ID: "m"})
+	b := kit.NewBuilder(providers.Model{ID: "m"})
 	b.Start()
 	for _, hide := range []bool{false, true} {
 		p := term.NewWith(os.Stdout, term.Options{HideThinking: hide})

@@ -9,13 +9,14 @@ import (
 
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 	"github.com/agentloop/agentloop/tools"
 )
 
 // stream feeds p a message: reasoning in two pieces, then text in two.
 func stream(p *Printer) {
 	ctx := context.Background()
-	b := providers.NewBuilder(providers.Model{ID: "m"})
+	b := kit.NewBuilder(providers.Model{ID: "m"})
 	b.Start()
 	b.ThinkingStart()
 	p.Handle(ctx, events.MessageUpdate{Stream: b.ThinkingDelta("The user wants ")})
@@ -88,21 +89,21 @@ func TestThinkingWithoutDeltas(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
-		end  func(b *providers.Builder) providers.StreamEvent
+		end  func(b *kit.Builder) providers.StreamEvent
 		want string
 	}{
-		{"redacted", func(b *providers.Builder) providers.StreamEvent { return b.ThinkingRedacted("opaque") }, "thinking: (redacted by the provider)\nassistant: ok\n"},
-		{"whole at the end", func(b *providers.Builder) providers.StreamEvent {
+		{"redacted", func(b *kit.Builder) providers.StreamEvent { return b.ThinkingRedacted("opaque") }, "thinking: (redacted by the provider)\nassistant: ok\n"},
+		{"whole at the end", func(b *kit.Builder) providers.StreamEvent {
 			ev := b.ThinkingEnd("")
 			ev.Content = "All at once."
 			return ev
 		}, "thinking: All at once.\nassistant: ok\n"},
-		{"empty", func(b *providers.Builder) providers.StreamEvent { return b.ThinkingEnd("") }, "assistant: ok\n"},
+		{"empty", func(b *kit.Builder) providers.StreamEvent { return b.ThinkingEnd("") }, "assistant: ok\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out strings.Builder
 			p := New(&out)
-			b := providers.NewBuilder(providers.Model{ID: "m"})
+			b := kit.NewBuilder(providers.Model{ID: "m"})
 			b.Start()
 			b.ThinkingStart()
 			p.Handle(ctx, events.MessageUpdate{Stream: tc.end(b)})
@@ -114,7 +115,7 @@ func TestThinkingWithoutDeltas(t *testing.T) {
 			}
 			out.Reset()
 			p = NewWith(&out, Options{HideThinking: true})
-			b = providers.NewBuilder(providers.Model{ID: "m"})
+			b = kit.NewBuilder(providers.Model{ID: "m"})
 			b.Start()
 			b.ThinkingStart()
 			p.Handle(ctx, events.MessageUpdate{Stream: tc.end(b)})
@@ -133,7 +134,7 @@ func TestControlCharacters(t *testing.T) {
 	p := NewWith(&out, Options{})
 	p.dim = true // the printer's own escapes are allowed
 	ctx := context.Background()
-	b := providers.NewBuilder(providers.Model{ID: "m"})
+	b := kit.NewBuilder(providers.Model{ID: "m"})
 	b.Start()
 	b.ThinkingStart()
 	p.Handle(ctx, events.MessageUpdate{Stream: b.ThinkingDelta(evil)})

@@ -1,6 +1,6 @@
 // Command custom-provider shows how small a providers.Provider can be: this
 // one "answers" by reversing the user's words, streaming them one at a
-// time with providers.Builder, and honours cancellation.
+// time with kit.Builder, and honours cancellation.
 //
 //	go run ./examples/custom-provider
 package main
@@ -17,13 +17,29 @@ import (
 	"github.com/agentloop/agentloop/events/term"
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
+
+// API is the Model.API of the models Reverser serves.
+const API = "reverse-words"
 
 // Reverser is a Provider that reverses the last user message word by word.
 type Reverser struct{}
 
+// Model returns the model called id as Reverser serves it, so that its API
+// and provider agree with the Provider it is sent to.
+func (Reverser) Model(id string) providers.Model {
+	return providers.Model{ID: id, API: API, Provider: "example"}
+}
+
 // Stream implements providers.Provider.
 func (Reverser) Stream(ctx context.Context, req *providers.Request) (iter.Seq[providers.StreamEvent], error) {
+	// A Model no server could serve (no ID, another API) is refused
+	// before anything is sent.
+	m, err := kit.ResolveModel(req.Model, API, "example")
+	if err != nil {
+		return nil, fmt.Errorf("reverser: %w", err)
+	}
 	var last string
 	for _, m := range slices.Backward(req.Messages) {
 		if u, ok := m.(providers.UserMessage); ok {
@@ -32,7 +48,7 @@ func (Reverser) Stream(ctx context.Context, req *providers.Request) (iter.Seq[pr
 		}
 	}
 	return func(yield func(providers.StreamEvent) bool) {
-		b := providers.NewBuilder(req.Model)
+		b := kit.NewBuilder(m)
 		if !yield(b.Start()) || !yield(b.TextStart()) {
 			return
 		}
@@ -57,7 +73,8 @@ func (Reverser) Stream(ctx context.Context, req *providers.Request) (iter.Seq[pr
 }
 
 func main() {
-	a, err := agent.New(agent.Options{Config: loop.Config{Provider: Reverser{}, Model: providers.Model{ID: "reverser-1", Provider: "example"}}})
+	p := Reverser{}
+	a, err := agent.New(agent.Options{Config: loop.Config{Provider: p, Model: p.Model("reverser-1")}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -37,8 +37,9 @@ func workerAgent() (*agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	var p providers.Provider = scriptedFetcher()
-	m := providers.Model{ID: "scripted", Provider: "faux"}
+	script := scriptedFetcher()
+	var p providers.Provider = script
+	m := script.Model("scripted")
 	if live, lm, ok := openai.FromEnv(); ok {
 		p, m = live, lm
 	}

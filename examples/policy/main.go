@@ -148,8 +148,9 @@ func run(root string, in io.Reader, out io.Writer) error {
 		return err
 	}
 
-	var provider providers.Provider = scripted()
-	model := providers.Model{ID: "scripted", Provider: "faux"}
+	script := scripted()
+	var provider providers.Provider = script
+	model := script.Model("scripted")
 	if live, m, ok := openai.FromEnv(); ok {
 		provider, model = live, m
 	} else {

@@ -16,6 +16,7 @@ import (
 	"github.com/agentloop/agentloop/agent"
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // halfway streams one long answer in 4-byte pieces and stops halfway
@@ -28,7 +29,7 @@ type halfway struct {
 
 func (h *halfway) Stream(ctx context.Context, req *providers.Request) (iter.Seq[providers.StreamEvent], error) {
 	return func(yield func(providers.StreamEvent) bool) {
-		b := providers.NewBuilder(req.Model)
+		b := kit.NewBuilder(req.Model)
 		if !yield(b.Start()) {
 			return
 		}

@@ -1,7 +1,9 @@
 // Package httpx is what the HTTP providers share to read their servers
 // safely: a transport that bounds every response in bytes and time, the
-// retries before the first token, a bounded Server-Sent Events reader, and
-// error texts that name the limit passed and never carry the key.
+// retries before the first token (never of what cannot succeed), a bounded
+// Server-Sent Events reader, base URLs checked before any request, and
+// error texts that name the limit passed or the request refused (method,
+// URL, attempts) and never carry the key.
 //
 // The transport wraps whatever sends the requests, the provider's own code
 // or a vendor SDK's client, so the same limits hold under both.
@@ -107,6 +109,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	if resp.StatusCode >= 300 {
+		if w, _ := req.Context().Value(watchKey{}).(*watch); w != nil {
+			w.refuse(req.Method, RedactURL(req.URL))
+		}
 		resp.Body = newErrorBody(resp.Body, cancel, ctx, t.o)
 		return resp, nil
 	}
@@ -281,10 +286,31 @@ func (b *boundedBody) Close() error {
 }
 
 // watch keeps the first limit or timeout that ended a response of a
-// request made with a context from Watch.
+// request made with a context from Watch, and the last request refused.
 type watch struct {
-	mu  sync.Mutex
-	err error
+	mu          sync.Mutex
+	err         error
+	method, url string // the last request answered with a status >= 300
+}
+
+func (w *watch) refuse(method, url string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.method, w.url = method, url
+}
+
+// Refused returns the method and URL (RedactURL) of the last request made
+// with ctx (from Watch) that the server answered with a status of 300 or
+// more, for an HTTPError made from a vendor SDK's error, which may not
+// say; empty when there was none.
+func Refused(ctx context.Context) (method, url string) {
+	w, _ := ctx.Value(watchKey{}).(*watch)
+	if w == nil {
+		return "", ""
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.method, w.url
 }
 
 type watchKey struct{}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // TestTransportLimits: each limit of the transport, passed by a server, is
@@ -93,7 +94,7 @@ func TestTransportLimits(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { tt.serve(w, r) }))
 			defer srv.Close()
-			o := providers.HTTPOptions{MaxLineBytes: 1000, MaxEventBytes: 2000, MaxResponseBytes: 5000, IdleTimeout: 100 * time.Millisecond, HeaderTimeout: 100 * time.Millisecond}.WithDefaults()
+			o := kit.HTTPDefaults(providers.HTTPOptions{MaxLineBytes: 1000, MaxEventBytes: 2000, MaxResponseBytes: 5000, IdleTimeout: 100 * time.Millisecond, HeaderTimeout: 100 * time.Millisecond})
 			// Only a limit may end these streams; the deadline ends the
 			// test if none does.
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -125,7 +126,7 @@ func TestErrorBodyIsCut(t *testing.T) {
 		fmt.Fprint(w, strings.Repeat("e", 100000))
 	}))
 	defer srv.Close()
-	resp, err := Client(providers.HTTPOptions{MaxErrorBodyBytes: 1000}.WithDefaults()).Get(srv.URL)
+	resp, err := Client(kit.HTTPDefaults(providers.HTTPOptions{MaxErrorBodyBytes: 1000})).Get(srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestErrorBodyIsCut(t *testing.T) {
 // the server asks; refusals, limits and cancellation are not; a wait past
 // MaxRetryDelay ends the retries.
 func TestRetry(t *testing.T) {
-	o := providers.HTTPOptions{RetryBaseDelay: time.Millisecond, MaxRetries: 2, MaxRetryDelay: time.Second}.WithDefaults()
+	o := kit.HTTPDefaults(providers.HTTPOptions{RetryBaseDelay: time.Millisecond, MaxRetries: 2, MaxRetryDelay: time.Second})
 	tests := []struct {
 		name  string
 		errs  []error
@@ -219,7 +220,7 @@ func TestDescribeNeverCarriesTheKey(t *testing.T) {
 // Quote'd; nothing goes out once the consumer stopped.
 func TestOutRecover(t *testing.T) {
 	var got []providers.StreamEvent
-	o := &Out{Yield: func(e providers.StreamEvent) bool { got = append(got, e); return true }, Builder: providers.NewBuilder(providers.Model{}), Key: "sk-secret-key"}
+	o := &Out{Yield: func(e providers.StreamEvent) bool { got = append(got, e); return true }, Builder: kit.NewBuilder(providers.Model{}), Key: "sk-secret-key"}
 	func() {
 		defer o.Recover("test", func() providers.Usage { return providers.Usage{} })
 		panic("broken with sk-secret-key")
@@ -238,7 +239,7 @@ func TestOutRecover(t *testing.T) {
 	if m := got[0].Message.ErrorMessage; m != "blocked: [redacted]" {
 		t.Fatalf("%q", m)
 	}
-	stopped := &Out{Yield: func(providers.StreamEvent) bool { return false }, Builder: providers.NewBuilder(providers.Model{})}
+	stopped := &Out{Yield: func(providers.StreamEvent) bool { return false }, Builder: kit.NewBuilder(providers.Model{})}
 	if stopped.Emit(providers.StreamEvent{}) || !stopped.Stopped() || stopped.Emit(providers.StreamEvent{}) {
 		t.Fatal("Emit after the consumer stopped")
 	}
@@ -286,7 +287,7 @@ func TestWatchNamesAHiddenLimit(t *testing.T) {
 	defer srv.Close()
 	ctx := Watch(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
-	resp, err := Client(providers.HTTPOptions{MaxLineBytes: 1000}.WithDefaults()).Do(req)
+	resp, err := Client(kit.HTTPDefaults(providers.HTTPOptions{MaxLineBytes: 1000})).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,13 +298,13 @@ func TestWatchNamesAHiddenLimit(t *testing.T) {
 		t.Fatalf("watched %v", WatchedErr(ctx))
 	}
 	var got []providers.StreamEvent
-	o := &Out{Yield: func(e providers.StreamEvent) bool { got = append(got, e); return true }, Builder: providers.NewBuilder(providers.Model{})}
+	o := &Out{Yield: func(e providers.StreamEvent) bool { got = append(got, e); return true }, Builder: kit.NewBuilder(providers.Model{})}
 	o.Fail(ctx, errors.New("invalid stream chunk: data: xxxx"), providers.Usage{})
 	if len(got) != 1 || got[0].Message.ErrorMessage != "an SSE line passed 1000 bytes (MaxLineBytes)" {
 		t.Fatalf("events %+v", got)
 	}
 	calls := 0
-	if _, err := Retry(ctx, providers.HTTPOptions{MaxRetries: 3}.WithDefaults(), func() (int, error) {
+	if _, err := Retry(ctx, kit.HTTPDefaults(providers.HTTPOptions{MaxRetries: 3}), func() (int, error) {
 		calls++
 		return 0, errors.New("something the SDK made of it")
 	}); calls != 1 || !errors.As(err, &le) {
@@ -323,7 +324,7 @@ func TestIdleTimeoutCountsOnlyWaiting(t *testing.T) {
 		fmt.Fprint(w, "data: two\n\n")
 	}))
 	defer srv.Close()
-	resp, err := Client(providers.HTTPOptions{IdleTimeout: 100 * time.Millisecond}.WithDefaults()).Get(srv.URL)
+	resp, err := Client(kit.HTTPDefaults(providers.HTTPOptions{IdleTimeout: 100 * time.Millisecond})).Get(srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +358,7 @@ func TestNoRedirectToAnotherHost(t *testing.T) {
 		http.Redirect(w, r, target, http.StatusTemporaryRedirect)
 	}))
 	defer srv.Close()
-	c := Client(providers.HTTPOptions{}.WithDefaults())
+	c := Client(kit.HTTPDefaults(providers.HTTPOptions{}))
 	send := func(path string) (*http.Response, error) {
 		req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader("{}"))
 		req.Header.Set("X-Api-Key", "sk-secret")

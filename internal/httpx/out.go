@@ -2,9 +2,11 @@ package httpx
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // Out is the end of a provider's stream that its consumer reads: it passes
@@ -12,7 +14,7 @@ import (
 // when the stream fails. A provider's streamer embeds it.
 type Out struct {
 	Yield   func(providers.StreamEvent) bool
-	Builder *providers.Builder
+	Builder *kit.Builder
 	Key     string // removed from every error message the provider writes
 	stopped bool
 }
@@ -39,7 +41,8 @@ func (o *Out) Stopped() bool { return o.stopped }
 // Fail ends the message after err: as aborted when ctx is done, else as
 // an error saying what went wrong (Describe), what arrived kept. When ctx
 // is from Watch and a limit or timeout ended a response, that is what went
-// wrong, whatever err the SDK made of it.
+// wrong, whatever err the SDK made of it; an HTTP refusal that names no
+// request gets the one ctx saw refused (Refused).
 func (o *Out) Fail(ctx context.Context, err error, usage providers.Usage) {
 	if ctx.Err() != nil {
 		o.Emit(o.Builder.Fail(providers.StopReasonAborted, providers.AbortedMessage, usage))
@@ -47,6 +50,10 @@ func (o *Out) Fail(ctx context.Context, err error, usage providers.Usage) {
 	}
 	if w := WatchedErr(ctx); w != nil {
 		err = w
+	}
+	var he *HTTPError
+	if errors.As(err, &he) && he.URL == "" {
+		he.Method, he.URL = Refused(ctx) // an SDK's refusal, which names no URL
 	}
 	o.Emit(o.Builder.Fail(providers.StopReasonError, Describe(err, o.Key), usage))
 }

@@ -25,19 +25,22 @@ const maxDecodes = 4
 // saved session carry: the key removed (Redact), then cut to MaxQuotedBytes
 // with a marker saying how long the text was. Quote of a quoted text is
 // the text itself.
-func Quote(text, key string) string {
+func Quote(text, key string) string { return quote(text, key, MaxQuotedBytes) }
+
+// quote is Quote with a bound of max bytes.
+func quote(text, key string, max int) string {
 	total := len(text)
 	// The key is removed from a window a little longer than what is kept,
 	// so that no part of it survives at the cut.
-	if window := 4 * MaxQuotedBytes; len(text) > window {
+	if window := 4 * max; len(text) > window {
 		text = text[:window]
 	}
 	text = Redact(text, key)
-	if total <= MaxQuotedBytes && len(text) <= MaxQuotedBytes {
+	if total <= max && len(text) <= max {
 		return text
 	}
 	marker := " [... cut from " + strconv.Itoa(total) + " bytes]"
-	cut := min(len(text), MaxQuotedBytes-len(marker))
+	cut := min(len(text), max-len(marker))
 	for cut > 0 && cut < len(text) && !utf8.RuneStart(text[cut]) {
 		cut--
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/partialjson"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // Args is one call's argument text.
@@ -43,7 +44,7 @@ func (a *Args) Write(fragment string) (preview map[string]any, ok bool) {
 // Text that is whole JSON but not an object (an array, a string) counts as
 // complete: the loop refuses it with a validation error naming the root,
 // not as a cut-off call.
-func (a *Args) End(b *providers.Builder, index int) providers.StreamEvent {
+func (a *Args) End(b *kit.Builder, index int) providers.StreamEvent {
 	if a.overflow {
 		return b.ToolCallOverflowAt(index, a.total)
 	}

@@ -33,11 +33,13 @@
 // error message is cut at 2 KiB.
 //
 //	p := anthropic.New(anthropic.Options{}) // the key from ANTHROPIC_API_KEY
-//	cfg := loop.Config{Provider: p, Model: providers.Model{ID: "claude-sonnet-4-5", API: anthropic.API, Provider: "anthropic"}}
+//	cfg := loop.Config{Provider: p, Model: p.Model("claude-sonnet-4-5")}
 package anthropic
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"iter"
 	"os"
 	"regexp"
@@ -48,10 +50,14 @@ import (
 
 	"github.com/agentloop/agentloop/internal/httpx"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // API is the Model.API of models served through this package.
 const API = "anthropic-messages"
+
+// ProviderName is the Model.Provider that Provider's Model method sets.
+const ProviderName = "anthropic"
 
 // DefaultModel is the model FromEnv names when ANTHROPIC_MODEL is not set.
 const DefaultModel = "claude-sonnet-4-5"
@@ -89,24 +95,33 @@ type Options struct {
 type Provider struct {
 	opts   Options
 	client sdk.Client
+	bad    error // a malformed base URL, returned by every Stream
 }
 
-// New returns a Provider.
+// New returns a Provider. A malformed base URL (from Options or
+// ANTHROPIC_BASE_URL: one that is not an absolute http or https URL with a
+// host, or has a query or fragment) is reported by every Stream, before any
+// request.
 func New(opts Options) *Provider {
 	if opts.APIKey == "" {
 		opts.APIKey = os.Getenv("ANTHROPIC_API_KEY")
 	}
+	from := ""
 	if opts.BaseURL == "" {
-		opts.BaseURL = os.Getenv("ANTHROPIC_BASE_URL")
+		opts.BaseURL, from = os.Getenv("ANTHROPIC_BASE_URL"), " (from ANTHROPIC_BASE_URL)"
 	}
 	if opts.BaseURL == "" {
 		opts.BaseURL = "https://api.anthropic.com"
+	}
+	bad := httpx.CheckBaseURL(opts.BaseURL, opts.APIKey)
+	if bad != nil {
+		bad = fmt.Errorf("%w%s", bad, from)
 	}
 	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/") + "/"
 	if opts.MaxContinuations == 0 {
 		opts.MaxContinuations = 4
 	}
-	opts.HTTPOptions = opts.HTTPOptions.WithDefaults()
+	opts.HTTPOptions = kit.HTTPDefaults(opts.HTTPOptions)
 	sdkOpts := []option.RequestOption{
 		option.WithHTTPClient(httpx.Client(opts.HTTPOptions)),
 		option.WithBaseURL(opts.BaseURL),
@@ -117,11 +132,40 @@ func New(opts Options) *Provider {
 	for k, v := range opts.Headers {
 		sdkOpts = append(sdkOpts, option.WithHeader(k, v))
 	}
-	return &Provider{opts: opts, client: sdk.NewClient(append(sdkOpts, opts.SDKOptions...)...)}
+	return &Provider{opts: opts, client: sdk.NewClient(append(sdkOpts, opts.SDKOptions...)...), bad: bad}
 }
 
-// Stream implements [providers.Provider].
+// Model returns the model called id as this provider serves it: its API
+// API, its provider ProviderName, and MaxTokens 8192 (the API requires a
+// bound; RequestOptions.MaxTokens overrides it). Set the other fields
+// (Reasoning, prices, context window) on the value it returns.
+func (p *Provider) Model(id string) providers.Model {
+	return providers.Model{ID: id, API: API, Provider: ProviderName, MaxTokens: 8192}
+}
+
+// Stream implements [providers.Provider]. It refuses, before any request,
+// a malformed base URL (see New) and a Model no server could serve: one
+// without an ID (unless Options.Model names the model) or made for another
+// API (kit.ErrNoModel, kit.ErrWrongAPI). An empty Model.API or
+// Model.Provider is taken to be this provider's.
 func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq[providers.StreamEvent], error) {
+	if p.bad != nil {
+		return nil, fmt.Errorf("anthropic: %w", p.bad)
+	}
+	if req == nil {
+		return nil, errors.New("anthropic: a nil request")
+	}
+	m := req.Model
+	if m.ID == "" {
+		m.ID = p.opts.Model
+	}
+	m, err := kit.ResolveModel(m, API, ProviderName)
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: %w", err)
+	}
+	r := *req
+	r.Model = m
+	req = &r
 	params := p.params(req)
 	key := req.Options.APIKey
 	if key == "" {
@@ -129,7 +173,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	}
 	return func(yield func(providers.StreamEvent) bool) {
 		s := &streamer{p: p, model: req.Model, maxArgs: req.Options.ArgumentLimit(),
-			Out: httpx.Out{Yield: yield, Builder: providers.NewBuilder(req.Model), Key: key}}
+			Out: httpx.Out{Yield: yield, Builder: kit.NewBuilder(req.Model), Key: key}}
 		s.run(httpx.Watch(ctx), params) // Fail names a limit the SDK hid
 	}, nil
 }
@@ -137,10 +181,10 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 // callID is the form of tool-call id the API accepts.
 var callID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
-// Target is what the provider prepares a transcript for: the model's own
+// target is what the provider prepares a transcript for: the model's own
 // blocks keep their signatures, and call ids the API refuses are replaced.
-func Target(m providers.Model) providers.Target {
-	t := providers.TargetOf(m)
+func target(m providers.Model) kit.Target {
+	t := kit.TargetOf(m)
 	t.ValidCallID = callID.MatchString
 	return t
 }
@@ -155,5 +199,6 @@ func FromEnv() (p *Provider, m providers.Model, ok bool) {
 	if name == "" {
 		name = DefaultModel
 	}
-	return New(Options{}), providers.Model{ID: name, API: API, Provider: "anthropic", MaxTokens: 8192}, true
+	p = New(Options{})
+	return p, p.Model(name), true
 }

@@ -118,7 +118,7 @@ func convertMessages(m providers.Model, msgs []providers.Message) []sdk.MessageP
 			results = nil
 		}
 	}
-	for _, msg := range Target(m).Prepare(msgs) {
+	for _, msg := range target(m).Prepare(msgs) {
 		switch msg := msg.(type) {
 		case providers.UserMessage:
 			flush()

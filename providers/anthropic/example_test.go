@@ -14,9 +14,11 @@ import (
 // its signature, and prompt caching is on without asking.
 func Example() {
 	p := anthropic.New(anthropic.Options{}) // the key from ANTHROPIC_API_KEY
+	model := p.Model("claude-sonnet-4-5")
+	model.Reasoning, model.MaxTokens = true, 16000
 	a, err := agent.New(agent.Options{
 		Config: loop.Config{Provider: p,
-			Model:          providers.Model{ID: "claude-sonnet-4-5", API: anthropic.API, Provider: "anthropic", Reasoning: true, MaxTokens: 16000},
+			Model:          model,
 			RequestOptions: providers.RequestOptions{Reasoning: "medium"}},
 		SystemPrompt: "You are terse.",
 	})

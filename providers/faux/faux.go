@@ -33,11 +33,19 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // EmptyMessage is the error message of a call made when no scripted
 // response is left. A cancelled call reports [providers.AbortedMessage].
 const EmptyMessage = "no scripted response left"
+
+// API and ProviderName are the Model.API and Model.Provider that
+// Provider's Model method sets.
+const (
+	API          = "faux"
+	ProviderName = "faux"
+)
 
 // Step computes one scripted response from the request. A Step that returns
 // an error streams a failed message carrying the error's text.
@@ -67,6 +75,13 @@ func New(responses ...providers.AssistantMessage) *Provider {
 	p := &Provider{}
 	p.Push(responses...)
 	return p
+}
+
+// Model returns the scripted model called id: its API API and its
+// provider ProviderName. The scripted provider streams whatever Model a
+// request names (it sends nothing anywhere), so tests may use any.
+func (p *Provider) Model(id string) providers.Model {
+	return providers.Model{ID: id, API: API, Provider: ProviderName}
 }
 
 // Push queues responses, returned in order by later calls.
@@ -119,7 +134,7 @@ func (p *Provider) next(req *providers.Request) Step {
 func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq[providers.StreamEvent], error) {
 	step := p.next(req)
 	return func(yield func(providers.StreamEvent) bool) {
-		b := providers.NewBuilder(req.Model)
+		b := kit.NewBuilder(req.Model)
 		if !yield(b.Start()) {
 			return
 		}
@@ -151,7 +166,7 @@ func safeStep(ctx context.Context, step Step, req *providers.Request) (m provide
 
 // play streams msg block by block; a cancelled context ends it with an
 // aborted error event that keeps what was streamed.
-func (p *Provider) play(ctx context.Context, b *providers.Builder, msg providers.AssistantMessage, yield func(providers.StreamEvent) bool) {
+func (p *Provider) play(ctx context.Context, b *kit.Builder, msg providers.AssistantMessage, yield func(providers.StreamEvent) bool) {
 	aborted := func() bool {
 		if ctx.Err() == nil {
 			return false

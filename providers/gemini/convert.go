@@ -7,6 +7,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // thinkingBudget is the thinking budget of each reasoning effort.
@@ -57,7 +58,7 @@ func convertMessages(m providers.Model, msgs []providers.Message) []*genai.Conte
 			results = nil
 		}
 	}
-	for _, msg := range providers.TargetOf(m).Prepare(msgs) {
+	for _, msg := range kit.TargetOf(m).Prepare(msgs) {
 		switch msg := msg.(type) {
 		case providers.UserMessage:
 			flush()

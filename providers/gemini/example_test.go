@@ -6,7 +6,6 @@ import (
 
 	"github.com/agentloop/agentloop/agent"
 	"github.com/agentloop/agentloop/loop"
-	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/gemini"
 )
 
@@ -19,7 +18,7 @@ func Example() {
 		panic(err)
 	}
 	a, err := agent.New(agent.Options{
-		Config: loop.Config{Provider: p, Model: providers.Model{ID: "gemini-2.5-flash", API: gemini.API, Provider: "google", Reasoning: true}},
+		Config: loop.Config{Provider: p, Model: p.Model("gemini-2.5-flash")},
 	})
 	if err != nil {
 		panic(err)

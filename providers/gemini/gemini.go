@@ -29,11 +29,12 @@
 // at 2 KiB.
 //
 //	p, err := gemini.New(ctx, gemini.Options{}) // the key from GEMINI_API_KEY
-//	cfg := loop.Config{Provider: p, Model: providers.Model{ID: "gemini-2.5-flash", API: gemini.API, Provider: "google"}}
+//	cfg := loop.Config{Provider: p, Model: p.Model("gemini-2.5-flash")}
 package gemini
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"os"
@@ -43,10 +44,14 @@ import (
 
 	"github.com/agentloop/agentloop/internal/httpx"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // API is the Model.API of models served through this package.
 const API = "google-generative-ai"
+
+// ProviderName is the Model.Provider that Provider's Model method sets.
+const ProviderName = "google"
 
 // DefaultModel is the model FromEnv names when GEMINI_MODEL is not set.
 const DefaultModel = "gemini-2.5-flash"
@@ -78,7 +83,9 @@ type Provider struct {
 	client *genai.Client
 }
 
-// New returns a Provider. It fails only on options the SDK refuses.
+// New returns a Provider. It fails on a malformed BaseURL (one that is
+// not an absolute http or https URL with a host, or has a query or
+// fragment) and on options the SDK refuses.
 func New(ctx context.Context, opts Options) (*Provider, error) {
 	if opts.APIKey == "" {
 		opts.APIKey = os.Getenv("GEMINI_API_KEY")
@@ -86,7 +93,12 @@ func New(ctx context.Context, opts Options) (*Provider, error) {
 	if opts.APIKey == "" {
 		opts.APIKey = os.Getenv("GOOGLE_API_KEY")
 	}
-	opts.HTTPOptions = opts.HTTPOptions.WithDefaults()
+	if opts.BaseURL != "" {
+		if err := httpx.CheckBaseURL(opts.BaseURL, opts.APIKey); err != nil {
+			return nil, fmt.Errorf("gemini: %w", err)
+		}
+	}
+	opts.HTTPOptions = kit.HTTPDefaults(opts.HTTPOptions)
 	p := &Provider{opts: opts}
 	c, err := p.newClient(ctx, opts.APIKey)
 	if err != nil {
@@ -114,8 +126,34 @@ func (p *Provider) newClient(ctx context.Context, key string) (*genai.Client, er
 	return c, nil
 }
 
-// Stream implements [providers.Provider].
+// Model returns the model called id as this provider serves it: its API
+// API, its provider ProviderName, and Reasoning (thought summaries asked
+// for). Set the other fields (prices, context window) on the value it
+// returns.
+func (p *Provider) Model(id string) providers.Model {
+	return providers.Model{ID: id, API: API, Provider: ProviderName, Reasoning: true}
+}
+
+// Stream implements [providers.Provider]. It refuses, before any request,
+// a Model no server could serve: one without an ID (unless Options.Model
+// names the model) or made for another API (kit.ErrNoModel,
+// kit.ErrWrongAPI). An empty Model.API or Model.Provider is taken to be
+// this provider's.
 func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq[providers.StreamEvent], error) {
+	if req == nil {
+		return nil, errors.New("gemini: a nil request")
+	}
+	m := req.Model
+	if m.ID == "" {
+		m.ID = p.opts.Model
+	}
+	m, err := kit.ResolveModel(m, API, ProviderName)
+	if err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
+	}
+	r := *req
+	r.Model = m
+	req = &r
 	client, key := p.client, p.opts.APIKey
 	if k := req.Options.APIKey; k != "" && k != key {
 		c, err := p.newClient(ctx, k)
@@ -131,7 +169,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	contents, config := p.request(req)
 	return func(yield func(providers.StreamEvent) bool) {
 		s := &streamer{p: p, client: client, model: req.Model, name: name,
-			Out: httpx.Out{Yield: yield, Builder: providers.NewBuilder(req.Model), Key: key}}
+			Out: httpx.Out{Yield: yield, Builder: kit.NewBuilder(req.Model), Key: key}}
 		s.run(httpx.Watch(ctx), contents, config) // Fail names a limit the SDK hid
 	}, nil
 }
@@ -154,5 +192,5 @@ func FromEnv(ctx context.Context) (p *Provider, m providers.Model, ok bool) {
 	if err != nil {
 		return nil, providers.Model{}, false
 	}
-	return p, providers.Model{ID: name, API: API, Provider: "google", Reasoning: true}, true
+	return p, p.Model(name), true
 }

@@ -7,10 +7,11 @@ import (
 	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // convertMessages turns a transcript into Chat Completions messages that a
-// server accepts, whatever the transcript holds: providers.Target.Prepare
+// server accepts, whatever the transcript holds: kit.Target.Prepare
 // makes it sendable (unique valid ids, every call answered right after its
 // message, foreign thinking as text), and images a tool returned follow its
 // message's results as a user message (tool messages carry text only).
@@ -28,7 +29,7 @@ func convertMessages(system string, model providers.Model, msgs []providers.Mess
 			images = nil
 		}
 	}
-	for _, m := range providers.TargetOf(model).Prepare(msgs) {
+	for _, m := range kit.TargetOf(model).Prepare(msgs) {
 		switch m := m.(type) {
 		case providers.UserMessage:
 			flush()

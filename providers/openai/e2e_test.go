@@ -15,6 +15,7 @@ import (
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 	"github.com/agentloop/agentloop/tools"
 )
 
@@ -128,7 +129,7 @@ func TestTranscriptRepair(t *testing.T) {
 	if out[1].ToolCalls[1].Function.Arguments != "{}" || out[1].ToolCalls[0].Function.Arguments != `{"path":"a"}` {
 		t.Fatalf("arguments %+v", out[1].ToolCalls)
 	}
-	if out[3].Content != providers.MissingResultText {
+	if out[3].Content != kit.MissingResultText {
 		t.Fatalf("synthetic result %q", out[3].Content)
 	}
 	if out[4].Content != "again" {

@@ -18,8 +18,10 @@ func Example() {
 		BaseURL: "http://localhost:11434/v1",
 		APIKey:  "ollama", // local servers accept any key
 	})
+	model := p.Model("qwen3:8b") // the model's API and provider are the provider's
+	model.ContextWindow = 32768
 	a, err := agent.New(agent.Options{
-		Config: loop.Config{Provider: p, Model: providers.Model{ID: "qwen3:8b", Provider: "ollama", ContextWindow: 32768}},
+		Config: loop.Config{Provider: p, Model: model},
 	})
 	if err != nil {
 		panic(err)
@@ -34,7 +36,7 @@ func Example() {
 func ExampleNewResponses() {
 	p := openai.NewResponses(openai.Options{}) // the key from OPENAI_API_KEY
 	a, err := agent.New(agent.Options{
-		Config: loop.Config{Provider: p, Model: providers.Model{ID: "gpt-5-mini", API: openai.ResponsesAPI, Provider: "openai", Reasoning: true},
+		Config: loop.Config{Provider: p, Model: p.Model("gpt-5-mini"), // a reasoning model, by its name
 			RequestOptions: providers.RequestOptions{Reasoning: "low"}},
 	})
 	if err != nil {

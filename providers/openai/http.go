@@ -37,7 +37,8 @@ func post(ctx context.Context, client *http.Client, opts Options, path, key stri
 			defer resp.Body.Close()
 			raw, _ := io.ReadAll(resp.Body) // bounded by MaxErrorBodyBytes
 			wait, _ := httpx.RetryAfter(resp.Header, time.Now())
-			return nil, &httpx.HTTPError{Status: resp.StatusCode, Message: errorMessage(raw), RetryAfter: wait}
+			return nil, &httpx.HTTPError{Status: resp.StatusCode, Message: errorMessage(raw), RetryAfter: wait,
+				Method: req.Method, URL: httpx.RedactURL(req.URL)}
 		}
 		return resp.Body, nil
 	})

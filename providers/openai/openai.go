@@ -41,6 +41,7 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"net/http"
@@ -51,6 +52,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/httpx"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // Options configure a Provider. The zero value talks to api.openai.com with
@@ -78,30 +80,65 @@ type Options struct {
 	providers.HTTPOptions
 }
 
+// ChatCompletionsAPI is the Model.API of models served through Chat
+// Completions (Provider's Model method sets it).
+const ChatCompletionsAPI = "openai-completions"
+
+// ProviderName is the Model.Provider the Model methods of Provider and
+// Responses set.
+const ProviderName = "openai"
+
 // Provider streams chat completions. It is safe for concurrent use.
 type Provider struct {
 	opts   Options
 	client *http.Client
+	bad    error // a malformed base URL, returned by every Stream
 }
 
-// New returns a Provider.
+// New returns a Provider. A malformed base URL (from Options or
+// OPENAI_BASE_URL: one that is not an absolute http or https URL with a
+// host, or has a query or fragment) is reported by every Stream, before any
+// request; the path is used as given (a server that wants /v1 must have it
+// in the URL).
 func New(opts Options) *Provider {
 	if opts.APIKey == "" {
 		opts.APIKey = os.Getenv("OPENAI_API_KEY")
 	}
+	from := ""
 	if opts.BaseURL == "" {
-		opts.BaseURL = os.Getenv("OPENAI_BASE_URL")
+		opts.BaseURL, from = os.Getenv("OPENAI_BASE_URL"), " (from OPENAI_BASE_URL)"
 	}
 	if opts.BaseURL == "" {
 		opts.BaseURL = "https://api.openai.com/v1"
 	}
+	bad := httpx.CheckBaseURL(opts.BaseURL, opts.APIKey)
+	if bad != nil {
+		bad = fmt.Errorf("%w%s", bad, from)
+	}
 	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
-	opts.HTTPOptions = opts.HTTPOptions.WithDefaults()
-	return &Provider{opts: opts, client: httpx.Client(opts.HTTPOptions)}
+	opts.HTTPOptions = kit.HTTPDefaults(opts.HTTPOptions)
+	return &Provider{opts: opts, client: httpx.Client(opts.HTTPOptions), bad: bad}
 }
 
-// Stream implements [providers.Provider].
+// Model returns the model called id (as the server names it) as this
+// provider serves it: its API ChatCompletionsAPI, its provider
+// ProviderName, and Reasoning set for OpenAI's reasoning families (o1, o3,
+// o4, gpt-5, codex), which take max_completion_tokens. Set the other
+// fields (prices, context window) on the value it returns.
+func (p *Provider) Model(id string) providers.Model {
+	return providers.Model{ID: id, API: ChatCompletionsAPI, Provider: ProviderName, Reasoning: reasoningModel(id)}
+}
+
+// Stream implements [providers.Provider]. It refuses, before any request,
+// a malformed base URL (see New) and a Model no server could serve: one
+// without an ID (unless Options.Model names the model) or made for another
+// API (kit.ErrNoModel, kit.ErrWrongAPI). An empty Model.API or
+// Model.Provider is taken to be this provider's.
 func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq[providers.StreamEvent], error) {
+	req, err := resolve(p.opts, p.bad, req, ChatCompletionsAPI)
+	if err != nil {
+		return nil, err
+	}
 	key := req.Options.APIKey
 	if key == "" {
 		key = p.opts.APIKey
@@ -113,7 +150,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	}
 	return func(yield func(providers.StreamEvent) bool) {
 		s := &streamer{p: p, model: req.Model, maxArgs: req.Options.ArgumentLimit(),
-			Out: httpx.Out{Yield: yield, Builder: providers.NewBuilder(req.Model), Key: key}}
+			Out: httpx.Out{Yield: yield, Builder: kit.NewBuilder(req.Model), Key: key}}
 		s.run(httpx.Watch(ctx), body)
 	}, nil
 }
@@ -185,5 +222,29 @@ func FromEnv() (p *Provider, m providers.Model, ok bool) {
 	if name == "" {
 		name = DefaultModel
 	}
-	return New(Options{}), providers.Model{ID: name, API: "openai-completions", Provider: "openai"}, true
+	p = New(Options{})
+	return p, p.Model(name), true
+}
+
+// resolve returns the request as a provider speaking api sends it: its
+// Model checked and completed (kit.ResolveModel), the model named by
+// Options.Model when the request's has no ID. req itself is not changed.
+func resolve(opts Options, bad error, req *providers.Request, api string) (*providers.Request, error) {
+	if bad != nil {
+		return nil, fmt.Errorf("openai: %w", bad)
+	}
+	if req == nil {
+		return nil, errors.New("openai: a nil request")
+	}
+	m := req.Model
+	if m.ID == "" {
+		m.ID = opts.Model
+	}
+	m, err := kit.ResolveModel(m, api, ProviderName)
+	if err != nil {
+		return nil, fmt.Errorf("openai: %w", err)
+	}
+	r := *req
+	r.Model = m
+	return &r, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/httpx"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // ResponsesAPI is the Model.API of models served through the Responses
@@ -47,17 +48,31 @@ const ResponsesAPI = "openai-responses"
 type Responses struct {
 	opts   Options
 	client *http.Client
+	bad    error // a malformed base URL, returned by every Stream
 }
 
 // NewResponses returns a Responses provider. Options are read as New
 // reads them (OPENAI_API_KEY, OPENAI_BASE_URL).
 func NewResponses(opts Options) *Responses {
 	p := New(opts)
-	return &Responses{opts: p.opts, client: p.client}
+	return &Responses{opts: p.opts, client: p.client, bad: p.bad}
 }
 
-// Stream implements [providers.Provider].
+// Model returns the model called id as this provider serves it: its API
+// ResponsesAPI, its provider ProviderName, and Reasoning set for OpenAI's
+// reasoning families (see the type's doc). Set the other fields on the
+// value it returns.
+func (p *Responses) Model(id string) providers.Model {
+	return providers.Model{ID: id, API: ResponsesAPI, Provider: ProviderName, Reasoning: reasoningModel(id)}
+}
+
+// Stream implements [providers.Provider]. It refuses what
+// Provider.Stream refuses, before any request.
 func (p *Responses) Stream(ctx context.Context, req *providers.Request) (iter.Seq[providers.StreamEvent], error) {
+	req, err := resolve(p.opts, p.bad, req, ResponsesAPI)
+	if err != nil {
+		return nil, err
+	}
 	key := req.Options.APIKey
 	if key == "" {
 		key = p.opts.APIKey
@@ -68,7 +83,7 @@ func (p *Responses) Stream(ctx context.Context, req *providers.Request) (iter.Se
 	}
 	return func(yield func(providers.StreamEvent) bool) {
 		s := &responseStreamer{p: p, model: req.Model, maxArgs: req.Options.ArgumentLimit(),
-			Out: httpx.Out{Yield: yield, Builder: providers.NewBuilder(req.Model), Key: key}}
+			Out: httpx.Out{Yield: yield, Builder: kit.NewBuilder(req.Model), Key: key}}
 		s.run(ctx, body)
 	}, nil
 }
@@ -82,7 +97,8 @@ func FromEnvResponses() (p *Responses, m providers.Model, ok bool) {
 	if name == "" {
 		name = DefaultModel
 	}
-	return NewResponses(Options{}), providers.Model{ID: name, API: ResponsesAPI, Provider: "openai", Reasoning: reasoningModel(name)}, true
+	p = NewResponses(Options{})
+	return p, p.Model(name), true
 }
 
 // reasoningModel reports whether name is one of OpenAI's reasoning models
@@ -217,7 +233,7 @@ func responsesInput(m providers.Model, msgs []providers.Message) []json.RawMessa
 			images = nil
 		}
 	}
-	for _, msg := range providers.TargetOf(m).Prepare(msgs) {
+	for _, msg := range kit.TargetOf(m).Prepare(msgs) {
 		switch msg := msg.(type) {
 		case providers.UserMessage:
 			flush()

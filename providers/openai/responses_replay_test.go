@@ -9,6 +9,7 @@ import (
 	"github.com/agentloop/agentloop/internal/harness/recorded"
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 	"github.com/agentloop/agentloop/tools"
 )
 
@@ -63,7 +64,7 @@ func TestRecordedReasoningConversations(t *testing.T) {
 				if last := msgs[len(msgs)-1].(providers.AssistantMessage); last.Text() != "done" {
 					t.Fatalf("the last answer %q", last.Text())
 				}
-				if raw, _ := json.Marshal(reqs[2]); strings.Contains(string(raw), providers.MissingResultText) {
+				if raw, _ := json.Marshal(reqs[2]); strings.Contains(string(raw), kit.MissingResultText) {
 					t.Errorf("a call went unanswered: %.300s", raw)
 				}
 				var first, second bool // reasoning items sent back, of each response

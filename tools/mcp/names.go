@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"strconv"
 
-	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 )
 
 // maxName is the longest tool name the providers accept.
@@ -40,7 +40,7 @@ func (n *namer) name(server, tool string) string {
 		sum := sha256.Sum256([]byte(name))
 		name = name[:maxName-9] + "_" + hex.EncodeToString(sum[:4])
 	}
-	name = providers.ToolName(name)
+	name = kit.ToolName(name)
 	if n.taken[name] {
 		base := name
 		for k := max(n.next[base], 2); ; k++ {

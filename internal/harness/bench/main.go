@@ -48,6 +48,7 @@ import (
 	"github.com/agentloop/agentloop/loop"
 	agentotel "github.com/agentloop/agentloop/loop/otel"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/kit"
 	"github.com/agentloop/agentloop/tools"
 )
 
@@ -108,7 +109,7 @@ func done() iter.Seq[providers.StreamEvent] {
 
 func streamed() iter.Seq[providers.StreamEvent] {
 	return func(yield func(providers.StreamEvent) bool) {
-		b := providers.NewBuilder(model)
+		b := kit.NewBuilder(model)
 		if !yield(b.Start()) || !yield(b.TextStart()) {
 			return
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/anthropic"
 	"github.com/agentloop/agentloop/providers/gemini"
+	"github.com/agentloop/agentloop/providers/kit"
 	"github.com/agentloop/agentloop/providers/openai"
 	"github.com/agentloop/agentloop/tools"
 )
@@ -286,7 +287,7 @@ func TestSwitchingProviders(t *testing.T) {
 				if want := "thinking in " + from.name; !strings.Contains(js, want) {
 					t.Errorf("the other model's thinking %q was not sent as text: %s", want, js)
 				}
-				if strings.Count(js, "found x") != 1 || !strings.Contains(js, providers.MissingResultText) {
+				if strings.Count(js, "found x") != 1 || !strings.Contains(js, kit.MissingResultText) {
 					t.Errorf("results: the tool's once, a stand-in for the orphan: %s", js)
 				}
 			})

@@ -1,8 +1,10 @@
-package providers
+package kit
 
 import (
 	"fmt"
 	"slices"
+
+	"github.com/agentloop/agentloop/providers"
 )
 
 // MissingResultText is the result a provider sends for a tool call that has
@@ -24,7 +26,7 @@ type Target struct {
 }
 
 // TargetOf returns the Target of a model, accepting any non-empty call id.
-func TargetOf(m Model) Target { return Target{API: m.API, Provider: m.Provider, Model: m.ID} }
+func TargetOf(m providers.Model) Target { return Target{API: m.API, Provider: m.Provider, Model: m.ID} }
 
 // Prepare returns the transcript as a provider should send it to t, so that
 // every server accepts it whatever the transcript holds (a cancelled run, a
@@ -47,12 +49,12 @@ func TargetOf(m Model) Target { return Target{API: m.API, Provider: m.Provider, 
 //
 // Messages of other types (an application's own) are passed through for the
 // provider to skip.
-func (t Target) Prepare(msgs []Message) []Message {
-	out := make([]Message, 0, len(msgs))
+func (t Target) Prepare(msgs []providers.Message) []providers.Message {
+	out := make([]providers.Message, 0, len(msgs))
 	used := map[string]bool{} // call ids sent so far
 	for i := 0; i < len(msgs); i++ {
 		switch m := msgs[i].(type) {
-		case AssistantMessage:
+		case providers.AssistantMessage:
 			a, calls := t.assistant(m, len(out), used)
 			if a == nil {
 				continue
@@ -60,9 +62,9 @@ func (t Target) Prepare(msgs []Message) []Message {
 			out = append(out, *a)
 			// The results that follow, each matched to the first call of
 			// that id it can answer; the rest left out.
-			results := make([]*ToolResultMessage, len(calls))
+			results := make([]*providers.ToolResultMessage, len(calls))
 			for i+1 < len(msgs) {
-				tr, ok := msgs[i+1].(ToolResultMessage)
+				tr, ok := msgs[i+1].(providers.ToolResultMessage)
 				if !ok {
 					break
 				}
@@ -83,12 +85,12 @@ func (t Target) Prepare(msgs []Message) []Message {
 			}
 			for k, c := range calls {
 				if results[k] == nil {
-					results[k] = &ToolResultMessage{ToolCallID: c.id, ToolName: c.name, IsError: true,
-						Content: []Content{Text{Text: MissingResultText}}, Timestamp: m.Timestamp}
+					results[k] = &providers.ToolResultMessage{ToolCallID: c.id, ToolName: c.name, IsError: true,
+						Content: []providers.Content{providers.Text{Text: MissingResultText}}, Timestamp: m.Timestamp}
 				}
 				out = append(out, *results[k])
 			}
-		case ToolResultMessage:
+		case providers.ToolResultMessage:
 			// Answers no call: left out.
 		default:
 			out = append(out, m)
@@ -105,13 +107,13 @@ type sentCall struct {
 
 // assistant prepares one assistant message; nil when it has nothing to
 // send. at is its position in the request, for ids it has to make up.
-func (t Target) assistant(m AssistantMessage, at int, used map[string]bool) (*AssistantMessage, []sentCall) {
+func (t Target) assistant(m providers.AssistantMessage, at int, used map[string]bool) (*providers.AssistantMessage, []sentCall) {
 	own := m.API == t.API && m.Provider == t.Provider && m.Model == t.Model
-	content := make([]Content, 0, len(m.Content))
+	content := make([]providers.Content, 0, len(m.Content))
 	var calls []sentCall
 	for _, c := range m.Content {
 		switch c := c.(type) {
-		case Text:
+		case providers.Text:
 			if !own {
 				if c.Text == "" {
 					continue
@@ -119,14 +121,14 @@ func (t Target) assistant(m AssistantMessage, at int, used map[string]bool) (*As
 				c.Signature = ""
 			}
 			content = append(content, c)
-		case Thinking:
+		case providers.Thinking:
 			switch {
 			case own:
 				content = append(content, c)
 			case c.Thinking != "":
-				content = append(content, Text{Text: c.Thinking})
+				content = append(content, providers.Text{Text: c.Thinking})
 			}
-		case ToolCall:
+		case providers.ToolCall:
 			id := c.ID
 			if id == "" || used[id] || (t.ValidCallID != nil && !t.ValidCallID(id)) {
 				id = fmt.Sprintf("call_%d_%d", at, len(calls))
@@ -148,7 +150,10 @@ func (t Target) assistant(m AssistantMessage, at int, used map[string]bool) (*As
 			content = append(content, c)
 		}
 	}
-	if !slices.ContainsFunc(content, func(c Content) bool { t, ok := c.(Text); return !ok || t.Text != "" || t.Signature != "" }) {
+	if !slices.ContainsFunc(content, func(c providers.Content) bool {
+		t, ok := c.(providers.Text)
+		return !ok || t.Text != "" || t.Signature != ""
+	}) {
 		return nil, nil // nothing to send: a failed response, or an empty one
 	}
 	m.Content = content

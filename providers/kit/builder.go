@@ -1,6 +1,10 @@
-package providers
+package kit
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/agentloop/agentloop/providers"
+)
 
 // Builder assembles a streamed assistant message and produces the
 // [StreamEvent] values that describe it. Providers use it so that every
@@ -18,61 +22,63 @@ import "strings"
 // A Builder is used by one goroutine; the events it returns may be read on
 // any.
 type Builder struct {
-	header AssistantMessage
+	header providers.AssistantMessage
 	blocks []*block
 	text   int // index of the open text or thinking block, or -1
 	hist   *history
 }
 
 type block struct {
-	kind     StreamEventType // the *_start type
+	kind     providers.StreamEventType // the *_start type
 	done     bool
-	final    Content // once done
+	final    providers.Content // once done
 	text     strings.Builder
 	sig      string
 	redacted bool
-	call     ToolCall
+	call     providers.ToolCall
 }
 
 // NewBuilder returns a Builder for a message from the given model.
-func NewBuilder(m Model) *Builder {
-	b := &Builder{header: AssistantMessage{API: m.API, Provider: m.Provider, Model: m.ID, Timestamp: Now()}, text: -1}
+func NewBuilder(m providers.Model) *Builder {
+	b := &Builder{header: providers.AssistantMessage{API: m.API, Provider: m.Provider, Model: m.ID, Timestamp: providers.Now()}, text: -1}
 	b.hist = &history{header: b.header}
 	return b
 }
 
 // Start returns the start event.
-func (b *Builder) Start() StreamEvent {
-	return StreamEvent{Type: StreamStart, Message: b.snapshot(StopReasonPending)}
+func (b *Builder) Start() providers.StreamEvent {
+	return providers.StreamEvent{Type: providers.StreamStart, Message: b.snapshot(providers.StopReasonPending)}
 }
 
 // TextStart opens a text block, closing an open text or thinking block.
-func (b *Builder) TextStart() StreamEvent { return b.openText(StreamTextStart) }
+func (b *Builder) TextStart() providers.StreamEvent { return b.openText(providers.StreamTextStart) }
 
 // TextDelta appends to the open text block, opening one if needed.
-func (b *Builder) TextDelta(delta string) StreamEvent {
-	return b.appendText(StreamTextStart, StreamTextDelta, delta)
+func (b *Builder) TextDelta(delta string) providers.StreamEvent {
+	return b.appendText(providers.StreamTextStart, providers.StreamTextDelta, delta)
 }
 
 // TextEnd closes the open text block.
-func (b *Builder) TextEnd() StreamEvent { return b.closeText(StreamTextEnd) }
+func (b *Builder) TextEnd() providers.StreamEvent { return b.closeText(providers.StreamTextEnd) }
 
 // ThinkingStart opens a thinking block, closing an open text or thinking
 // block.
-func (b *Builder) ThinkingStart() StreamEvent { return b.openText(StreamThinkingStart) }
+func (b *Builder) ThinkingStart() providers.StreamEvent {
+	return b.openText(providers.StreamThinkingStart)
+}
 
 // ThinkingDelta appends to the open thinking block, opening one if needed.
-func (b *Builder) ThinkingDelta(delta string) StreamEvent {
-	return b.appendText(StreamThinkingStart, StreamThinkingDelta, delta)
+func (b *Builder) ThinkingDelta(delta string) providers.StreamEvent {
+	return b.appendText(providers.StreamThinkingStart, providers.StreamThinkingDelta, delta)
 }
 
 // ThinkingEnd closes the open thinking block with the provider's signature
 // (empty when it sent none).
-func (b *Builder) ThinkingEnd(signature string) StreamEvent {
+func (b *Builder) ThinkingEnd(signature string) providers.StreamEvent {
 	if b.text >= 0 {
 		b.blocks[b.text].sig = signature
 	}
-	return b.closeText(StreamThinkingEnd)
+	return b.closeText(providers.StreamThinkingEnd)
 }
 
 // SignAt gives the block at index the provider's opaque signature for it
@@ -86,7 +92,7 @@ func (b *Builder) SignAt(index int, signature string) {
 		return
 	}
 	bl := b.blocks[index]
-	if bl.kind == StreamToolCallStart {
+	if bl.kind == providers.StreamToolCallStart {
 		bl.call.Signature = signature
 	} else {
 		bl.sig = signature
@@ -103,7 +109,7 @@ func (b *Builder) Open() int { return b.text }
 
 // ThinkingRedacted closes the open thinking block as redacted reasoning:
 // the provider sent it encrypted only (data), with no text.
-func (b *Builder) ThinkingRedacted(data string) StreamEvent {
+func (b *Builder) ThinkingRedacted(data string) providers.StreamEvent {
 	if b.text >= 0 {
 		b.blocks[b.text].redacted = true
 	}
@@ -113,18 +119,18 @@ func (b *Builder) ThinkingRedacted(data string) StreamEvent {
 // ToolCallStart opens a tool-call block (closing an open text or thinking
 // block). The event's ContentIndex addresses the call in the *At methods;
 // its ToolCall holds the call's id and name.
-func (b *Builder) ToolCallStart(id, name string) StreamEvent {
+func (b *Builder) ToolCallStart(id, name string) providers.StreamEvent {
 	b.closeTextBlock()
-	bl := &block{kind: StreamToolCallStart, call: ToolCall{ID: id, Name: name, Arguments: map[string]any{}}}
+	bl := &block{kind: providers.StreamToolCallStart, call: providers.ToolCall{ID: id, Name: name, Arguments: map[string]any{}}}
 	b.blocks = append(b.blocks, bl)
-	ev := b.event(StreamToolCallStart, len(b.blocks)-1, "")
-	ev.ToolCall = &ToolCall{ID: id, Name: name, Arguments: map[string]any{}}
+	ev := b.event(providers.StreamToolCallStart, len(b.blocks)-1, "")
+	ev.ToolCall = &providers.ToolCall{ID: id, Name: name, Arguments: map[string]any{}}
 	return ev
 }
 
 // ToolCallDelta appends a fragment of argument JSON to the most recently
 // opened tool call; see ToolCallDeltaAt.
-func (b *Builder) ToolCallDelta(fragment string, preview map[string]any) StreamEvent {
+func (b *Builder) ToolCallDelta(fragment string, preview map[string]any) providers.StreamEvent {
 	return b.ToolCallDeltaAt(b.lastCall(), fragment, preview)
 }
 
@@ -132,29 +138,29 @@ func (b *Builder) ToolCallDelta(fragment string, preview map[string]any) StreamE
 // at index. preview, when not nil, is the best-effort parse of the
 // arguments so far; partial messages show it as the call's arguments. The
 // Builder keeps preview as it is: pass a new map each time.
-func (b *Builder) ToolCallDeltaAt(index int, fragment string, preview map[string]any) StreamEvent {
+func (b *Builder) ToolCallDeltaAt(index int, fragment string, preview map[string]any) providers.StreamEvent {
 	if bl := b.openCall(index); bl != nil {
 		bl.text.WriteString(fragment)
 		if preview != nil {
 			bl.call.Arguments = preview
 		}
-		return b.event(StreamToolCallDelta, index, fragment)
+		return b.event(providers.StreamToolCallDelta, index, fragment)
 	}
-	return b.event(StreamToolCallDelta, index, fragment)
+	return b.event(providers.StreamToolCallDelta, index, fragment)
 }
 
 // ToolCallEnd closes the most recently opened tool call; see ToolCallEndAt.
-func (b *Builder) ToolCallEnd(args map[string]any, complete bool) StreamEvent {
+func (b *Builder) ToolCallEnd(args map[string]any, complete bool) providers.StreamEvent {
 	return b.ToolCallEndAt(b.lastCall(), args, complete)
 }
 
 // ToolCallEndAt closes the tool call at index with its final arguments.
 // complete reports whether the streamed argument text was complete JSON; a
 // call that was not is marked Incomplete and will not run.
-func (b *Builder) ToolCallEndAt(index int, args map[string]any, complete bool) StreamEvent {
+func (b *Builder) ToolCallEndAt(index int, args map[string]any, complete bool) providers.StreamEvent {
 	bl := b.openCall(index)
 	if bl == nil {
-		return b.event(StreamToolCallEnd, index, "")
+		return b.event(providers.StreamToolCallEnd, index, "")
 	}
 	if args == nil {
 		args = map[string]any{}
@@ -168,10 +174,10 @@ func (b *Builder) ToolCallEndAt(index int, args map[string]any, complete bool) S
 // passed the request's MaxArgumentBytes: total is how many bytes the model
 // sent. The call keeps the text that was kept, is marked Incomplete and
 // will not run; the loop's refusal says how large it was.
-func (b *Builder) ToolCallOverflowAt(index, total int) StreamEvent {
+func (b *Builder) ToolCallOverflowAt(index, total int) providers.StreamEvent {
 	bl := b.openCall(index)
 	if bl == nil {
-		return b.event(StreamToolCallEnd, index, "")
+		return b.event(providers.StreamToolCallEnd, index, "")
 	}
 	bl.call.Arguments = map[string]any{}
 	bl.call.Incomplete = true
@@ -179,10 +185,10 @@ func (b *Builder) ToolCallOverflowAt(index, total int) StreamEvent {
 	return b.endCall(bl, index)
 }
 
-func (b *Builder) endCall(bl *block, index int) StreamEvent {
+func (b *Builder) endCall(bl *block, index int) providers.StreamEvent {
 	b.finish(bl)
-	ev := b.event(StreamToolCallEnd, index, "")
-	c := bl.final.(ToolCall)
+	ev := b.event(providers.StreamToolCallEnd, index, "")
+	c := bl.final.(providers.ToolCall)
 	ev.ToolCall = &c
 	return ev
 }
@@ -190,33 +196,35 @@ func (b *Builder) endCall(bl *block, index int) StreamEvent {
 // Done finishes the message with a stop reason and usage and returns the
 // done event. Blocks still open are closed first; an open tool call is
 // marked Incomplete.
-func (b *Builder) Done(reason StopReason, usage Usage) StreamEvent {
+func (b *Builder) Done(reason providers.StopReason, usage providers.Usage) providers.StreamEvent {
 	b.closeAll()
 	b.header.Usage = usage
-	return StreamEvent{Type: StreamDone, Reason: reason, Message: b.snapshot(reason)}
+	return providers.StreamEvent{Type: providers.StreamDone, Reason: reason, Message: b.snapshot(reason)}
 }
 
 // Fail finishes the message as failed (reason error or aborted) with the
 // error text and returns the error event. What was streamed so far is kept.
-func (b *Builder) Fail(reason StopReason, errorMessage string, usage Usage) StreamEvent {
+func (b *Builder) Fail(reason providers.StopReason, errorMessage string, usage providers.Usage) providers.StreamEvent {
 	b.closeAll()
 	b.header.Usage = usage
 	b.header.ErrorMessage = errorMessage
-	return StreamEvent{Type: StreamError, Reason: reason, Message: b.snapshot(reason)}
+	return providers.StreamEvent{Type: providers.StreamError, Reason: reason, Message: b.snapshot(reason)}
 }
 
 // Snapshot returns the message as it stands, still pending. It costs
 // O(blocks).
-func (b *Builder) Snapshot() *AssistantMessage { return b.snapshot(StopReasonPending) }
+func (b *Builder) Snapshot() *providers.AssistantMessage {
+	return b.snapshot(providers.StopReasonPending)
+}
 
-func (b *Builder) openText(kind StreamEventType) StreamEvent {
+func (b *Builder) openText(kind providers.StreamEventType) providers.StreamEvent {
 	b.closeTextBlock()
 	b.blocks = append(b.blocks, &block{kind: kind})
 	b.text = len(b.blocks) - 1
 	return b.event(kind, b.text, "")
 }
 
-func (b *Builder) appendText(kind, deltaType StreamEventType, delta string) StreamEvent {
+func (b *Builder) appendText(kind, deltaType providers.StreamEventType, delta string) providers.StreamEvent {
 	if b.text < 0 || b.blocks[b.text].kind != kind {
 		b.openText(kind)
 	}
@@ -224,7 +232,7 @@ func (b *Builder) appendText(kind, deltaType StreamEventType, delta string) Stre
 	return b.event(deltaType, b.text, delta)
 }
 
-func (b *Builder) closeText(t StreamEventType) StreamEvent {
+func (b *Builder) closeText(t providers.StreamEventType) providers.StreamEvent {
 	i := b.text
 	if i < 0 {
 		return b.event(t, len(b.blocks), "")
@@ -233,9 +241,9 @@ func (b *Builder) closeText(t StreamEventType) StreamEvent {
 	b.text = -1
 	ev := b.event(t, i, "")
 	switch c := b.blocks[i].final.(type) {
-	case Text:
+	case providers.Text:
 		ev.Content = c.Text
-	case Thinking:
+	case providers.Thinking:
 		ev.Content = c.Thinking
 	}
 	return ev
@@ -260,7 +268,7 @@ func (b *Builder) closeAll() {
 
 func (b *Builder) lastCall() int {
 	for i := len(b.blocks) - 1; i >= 0; i-- {
-		if b.blocks[i].kind == StreamToolCallStart && !b.blocks[i].done {
+		if b.blocks[i].kind == providers.StreamToolCallStart && !b.blocks[i].done {
 			return i
 		}
 	}
@@ -272,7 +280,7 @@ func (b *Builder) openCall(index int) *block {
 		return nil
 	}
 	bl := b.blocks[index]
-	if bl.kind != StreamToolCallStart || bl.done {
+	if bl.kind != providers.StreamToolCallStart || bl.done {
 		return nil
 	}
 	return bl
@@ -285,15 +293,15 @@ func (b *Builder) finish(bl *block) {
 }
 
 // current is the block's content as it stands.
-func (bl *block) current() Content {
+func (bl *block) current() providers.Content {
 	if bl.done {
 		return bl.final
 	}
 	switch bl.kind {
-	case StreamTextStart:
-		return Text{Text: bl.text.String(), Signature: bl.sig}
-	case StreamThinkingStart:
-		return Thinking{Thinking: bl.text.String(), Signature: bl.sig, Redacted: bl.redacted}
+	case providers.StreamTextStart:
+		return providers.Text{Text: bl.text.String(), Signature: bl.sig}
+	case providers.StreamThinkingStart:
+		return providers.Thinking{Thinking: bl.text.String(), Signature: bl.sig, Redacted: bl.redacted}
 	}
 	c := bl.call
 	c.RawArguments = bl.text.String()
@@ -302,16 +310,16 @@ func (bl *block) current() Content {
 
 // event makes a block event about the block at index, recording that
 // block's state in the history.
-func (b *Builder) event(t StreamEventType, index int, delta string) StreamEvent {
-	return StreamEvent{Type: t, ContentIndex: index, Delta: delta, partial: b.hist.record(b.blocks, index)}
+func (b *Builder) event(t providers.StreamEventType, index int, delta string) providers.StreamEvent {
+	return providers.StreamEvent{Type: t, ContentIndex: index, Delta: delta, Ref: b.hist.record(b.blocks, index)}
 }
 
 // snapshot builds the whole message as it stands, in one piece.
-func (b *Builder) snapshot(reason StopReason) *AssistantMessage {
-	m := new(AssistantMessage)
+func (b *Builder) snapshot(reason providers.StopReason) *providers.AssistantMessage {
+	m := new(providers.AssistantMessage)
 	*m = b.header
 	m.StopReason = reason
-	m.Content = make([]Content, len(b.blocks))
+	m.Content = make([]providers.Content, len(b.blocks))
 	for i, bl := range b.blocks {
 		m.Content[i] = bl.current()
 	}

@@ -1,17 +1,20 @@
-package providers
+package kit
 
 import (
 	"encoding/json"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/agentloop/agentloop/providers"
 )
 
 // BenchmarkTextDelta is one streamed text delta: the event and its
 // reference to the message so far.
 func BenchmarkTextDelta(b *testing.B) {
-	bl := NewBuilder(Model{ID: "m", API: "a", Provider: "p"})
+	bl := NewBuilder(providers.Model{ID: "m", API: "a", Provider: "p"})
 	bl.Start()
 	bl.TextStart()
 	b.ReportAllocs()
@@ -39,8 +42,8 @@ func BenchmarkManyToolCalls(b *testing.B) {
 }
 
 // streamCalls streams n interleaved tool calls through a Builder.
-func streamCalls(n int) StreamEvent {
-	b := NewBuilder(Model{ID: "m"})
+func streamCalls(n int) providers.StreamEvent {
+	b := NewBuilder(providers.Model{ID: "m"})
 	b.Start()
 	for i := range n {
 		b.ToolCallStart("c"+strconv.Itoa(i), "read")
@@ -52,7 +55,7 @@ func streamCalls(n int) StreamEvent {
 		b.ToolCallDeltaAt(i, `"x"}`, map[string]any{"p": "x"})
 		b.ToolCallEndAt(i, map[string]any{"p": "x"}, true)
 	}
-	return b.Done(StopReasonToolUse, Usage{})
+	return b.Done(providers.StopReasonToolUse, providers.Usage{})
 }
 
 // TestStreamCostIsLinear: the bytes allocated to stream a message of n
@@ -79,10 +82,10 @@ func TestStreamCostIsLinear(t *testing.T) {
 // each event's partial message stays as it was at that event, whenever it
 // is put together and on whichever goroutine.
 func TestPartialsAreImmutableWhileInterleaving(t *testing.T) {
-	b := NewBuilder(Model{ID: "m"})
-	var evs []StreamEvent
+	b := NewBuilder(providers.Model{ID: "m"})
+	var evs []providers.StreamEvent
 	var want []string
-	add := func(e StreamEvent) {
+	add := func(e providers.StreamEvent) {
 		evs = append(evs, e)
 		raw, _ := json.Marshal(e.Partial())
 		want = append(want, string(raw))
@@ -93,7 +96,7 @@ func TestPartialsAreImmutableWhileInterleaving(t *testing.T) {
 	add(b.ToolCallStart("a", "read"))
 	add(b.ToolCallStart("b", "read"))
 	var wg sync.WaitGroup
-	check := func(evs []StreamEvent, want []string) {
+	check := func(evs []providers.StreamEvent, want []string) {
 		defer wg.Done()
 		for i, e := range evs {
 			if raw, _ := json.Marshal(e.Partial()); string(raw) != want[i] {
@@ -110,14 +113,63 @@ func TestPartialsAreImmutableWhileInterleaving(t *testing.T) {
 	}
 	add(b.ToolCallEndAt(4, map[string]any{}, false))
 	add(b.TextDelta("done"))
-	add(b.Done(StopReasonToolUse, Usage{}))
+	add(b.Done(providers.StopReasonToolUse, providers.Usage{}))
 	wg.Add(1)
 	check(evs, want)
 	wg.Wait()
-	if th := evs[2].Partial().Content[0].(Thinking); th.Signature != "sig" || th.Thinking != "hm" {
+	if th := evs[2].Partial().Content[0].(providers.Thinking); th.Signature != "sig" || th.Thinking != "hm" {
 		t.Fatalf("thinking at its end: %+v", th)
 	}
 	if n := len(evs[len(evs)-2].Partial().Content); n != 4 {
 		t.Fatalf("%d blocks before done, want 4", n)
+	}
+}
+
+// TestBuilderSnapshotsAreImmutable: every event's snapshot stays as it was
+// when the event was made.
+func TestBuilderSnapshotsAreImmutable(t *testing.T) {
+	b := NewBuilder(providers.Model{ID: "m"})
+	var evs []providers.StreamEvent
+	var want []string
+	add := func(e providers.StreamEvent) {
+		evs = append(evs, e)
+		raw, _ := json.Marshal(e.Partial())
+		want = append(want, string(raw))
+	}
+	add(b.Start())
+	add(b.TextStart())
+	for range 100 {
+		add(b.TextDelta("ab"))
+	}
+	add(b.TextEnd())
+	add(b.ToolCallStart("c1", "read"))
+	add(b.ToolCallDelta(`{"p":`, map[string]any{}))
+	add(b.ToolCallDelta(`"x"}`, map[string]any{"p": "x"}))
+	add(b.ToolCallEnd(map[string]any{"p": "x"}, true))
+	add(b.Done(providers.StopReasonToolUse, providers.Usage{Output: 3}))
+	for i, e := range evs {
+		raw, _ := json.Marshal(e.Partial())
+		if string(raw) != want[i] {
+			t.Fatalf("snapshot %d changed", i)
+		}
+	}
+	final := evs[len(evs)-1].Message
+	if final.Text() != strings.Repeat("ab", 100) || final.ToolCalls()[0].RawArguments != `{"p":"x"}` || final.StopReason != providers.StopReasonToolUse {
+		t.Fatalf("final %+v", final)
+	}
+	if evs[102].Type != providers.StreamTextEnd || evs[102].Content != strings.Repeat("ab", 100) {
+		t.Fatalf("text_end %+v", evs[102])
+	}
+}
+
+func TestBuilderFailKeepsPartial(t *testing.T) {
+	b := NewBuilder(providers.Model{})
+	b.Start()
+	b.ToolCallStart("c1", "x")
+	b.ToolCallDelta(`{"a":`, nil)
+	e := b.Fail(providers.StopReasonError, "connection reset", providers.Usage{})
+	tc := e.Message.ToolCalls()[0]
+	if !tc.Incomplete || tc.RawArguments != `{"a":` || e.Message.ErrorMessage != "connection reset" {
+		t.Fatalf("failed message %+v", e.Message)
 	}
 }

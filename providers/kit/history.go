@@ -1,8 +1,10 @@
-package providers
+package kit
 
 import (
 	"sort"
 	"sync"
+
+	"github.com/agentloop/agentloop/providers"
 )
 
 // history keeps every state a streamed message's blocks passed through, so
@@ -10,18 +12,24 @@ import (
 // the message be put together only when asked for. The Builder's goroutine
 // records; any goroutine may read.
 type history struct {
-	header AssistantMessage // the pending header, fixed for the stream
+	header providers.AssistantMessage // the pending header, fixed for the stream
 	mu     sync.RWMutex
 	now    int32 // events recorded so far
 	blocks []blockHistory
+	refs   []partial // where the next events' partials go (refChunk at a time)
 }
+
+// refChunk is how many events' partials one allocation holds: an event
+// carries a pointer into a chunk (a PartialRef costs no allocation of its
+// own).
+const refChunk = 64
 
 // blockHistory is one block's states. A text or thinking block only grows,
 // so its states are lengths of its latest text (marks), and its signature
 // shows from the event that recorded it; a tool call's states are kept
 // whole.
 type blockHistory struct {
-	kind     StreamEventType
+	kind     providers.StreamEventType
 	text     string
 	marks    []mark
 	sig      string
@@ -36,11 +44,11 @@ type mark struct{ at, n int32 }
 // callState is a tool call as it was from event at on.
 type callState struct {
 	at   int32
-	call ToolCall
+	call providers.ToolCall
 }
 
 // partial names the message at one event: its first n blocks, each as it
-// was at event at.
+// was at event at. It is the providers.PartialRef of a block event.
 type partial struct {
 	h  *history
 	at int32
@@ -49,7 +57,7 @@ type partial struct {
 
 // record notes a new event, at which the block at index (if there is one)
 // has its current content, and returns the event's partial.
-func (h *history) record(blocks []*block, index int) partial {
+func (h *history) record(blocks []*block, index int) *partial {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.now++
@@ -59,12 +67,16 @@ func (h *history) record(blocks []*block, index int) partial {
 	if index >= 0 && index < len(blocks) {
 		h.blocks[index].record(h.now, blocks[index])
 	}
-	return partial{h: h, at: h.now, n: int32(len(blocks))}
+	if len(h.refs) == cap(h.refs) {
+		h.refs = make([]partial, 0, refChunk)
+	}
+	h.refs = append(h.refs, partial{h: h, at: h.now, n: int32(len(blocks))})
+	return &h.refs[len(h.refs)-1]
 }
 
 func (bh *blockHistory) record(at int32, bl *block) {
-	if bl.kind == StreamToolCallStart {
-		bh.calls = append(bh.calls, callState{at: at, call: bl.current().(ToolCall)})
+	if bl.kind == providers.StreamToolCallStart {
+		bh.calls = append(bh.calls, callState{at: at, call: bl.current().(providers.ToolCall)})
 		return
 	}
 	bh.text = bl.text.String()
@@ -76,13 +88,13 @@ func (bh *blockHistory) record(at int32, bl *block) {
 	}
 }
 
-// message puts the partial message together.
-func (p partial) message() *AssistantMessage {
+// PartialMessage puts the partial message together.
+func (p *partial) PartialMessage() *providers.AssistantMessage {
 	h := p.h
-	m := new(AssistantMessage)
+	m := new(providers.AssistantMessage)
 	*m = h.header
-	m.StopReason = StopReasonPending
-	m.Content = make([]Content, p.n)
+	m.StopReason = providers.StopReasonPending
+	m.Content = make([]providers.Content, p.n)
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	for i := range m.Content {
@@ -92,12 +104,12 @@ func (p partial) message() *AssistantMessage {
 }
 
 // at is the block's content as it was at event at.
-func (bh *blockHistory) at(at int32) Content {
-	if bh.kind == StreamToolCallStart {
+func (bh *blockHistory) at(at int32) providers.Content {
+	if bh.kind == providers.StreamToolCallStart {
 		cs := bh.calls
 		i := sort.Search(len(cs), func(j int) bool { return cs[j].at > at }) - 1
 		if i < 0 {
-			return ToolCall{Arguments: map[string]any{}} // not reached: a call is recorded when it starts
+			return providers.ToolCall{Arguments: map[string]any{}} // not reached: a call is recorded when it starts
 		}
 		return cs[i].call
 	}
@@ -107,14 +119,14 @@ func (bh *blockHistory) at(at int32) Content {
 		text = bh.text[:ms[i].n]
 	}
 	signed := bh.sig != "" && bh.sigAt <= at
-	if bh.kind == StreamThinkingStart {
-		th := Thinking{Thinking: text}
+	if bh.kind == providers.StreamThinkingStart {
+		th := providers.Thinking{Thinking: text}
 		if signed {
 			th.Signature, th.Redacted = bh.sig, bh.redacted
 		}
 		return th
 	}
-	t := Text{Text: text}
+	t := providers.Text{Text: text}
 	if signed {
 		t.Signature = bh.sig
 	}
