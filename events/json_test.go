@@ -136,7 +136,7 @@ func TestMarshalWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(raw) > 200 || !strings.Contains(string(raw), `"v":1`) || strings.Contains(string(raw), "long text") {
+	if len(raw) > 200 || !strings.Contains(string(raw), `"v":2`) || strings.Contains(string(raw), "long text") {
 		t.Fatalf("wire message_update carries more than its change: %s", raw)
 	}
 	back, err := Unmarshal(raw)
@@ -154,7 +154,7 @@ func TestMarshalWire(t *testing.T) {
 	}
 	for _, e := range sampleEvents() {
 		raw, err := MarshalWire(e)
-		if err != nil || !strings.Contains(string(raw), `"v":1`) {
+		if err != nil || !strings.Contains(string(raw), `"v":2`) {
 			t.Fatalf("%s: %s %v", e.Type(), raw, err)
 		}
 		if _, err := Unmarshal(raw); err != nil {

@@ -1,0 +1,255 @@
+package events
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Envelope is where an event stands in its run: its position in the run's
+// order, the chain of tool calls that led to it, and the model attempt it
+// belongs to. Every event type embeds one, so a handler reads it from any
+// event (EnvelopeOf, or e.Envelope after a type switch) and the event
+// types stay one closed set.
+//
+// The loop fills the envelope of every event it publishes; an event built
+// by hand has the zero Envelope. Marshal (the reference's JSON) leaves it
+// out; MarshalWire writes it (wire version 2).
+type Envelope struct {
+	// Seq is the event's position in its run (see Seq for the rule).
+	Seq Seq
+	// Path is the chain of tool call ids from the top-level run down to the
+	// run that published the event: empty for the top-level run's own
+	// events, ["call_1"] for the events of a run nested in the body of the
+	// parent's call call_1, and so on (see Nest). Each run numbers its own
+	// events, so a sequence is per path. The slice is shared: read only.
+	Path []string
+	// Attempt numbers the attempts at one streamed model message, from 0.
+	// A message_update whose Attempt is greater than the attempt a consumer
+	// has folded for that message starts the message over: what the
+	// earlier attempt streamed (a retried request, a provider the run
+	// failed over from) is to be dropped, not shown.
+	Attempt int
+}
+
+// Seq is an event's position in its run's order. A run's own events are
+// numbered N = 1, 2, 3, ... without gaps, with Sub 0. An own event may
+// open a stream that another publisher feeds while the run goes on (an
+// activity on another machine, a tool body on its goroutine):
+//
+//   - an assistant message's message_start opens the model's stream: its
+//     message_update events carry the message_start's N and Sub 1, 2, ...;
+//   - a tool_execution_start opens the body's stream: its
+//     tool_execution_update events carry the start's N and Sub 1, 2, ....
+//
+// Sub counts without gaps within one attempt (Envelope.Attempt) and starts
+// again at 1 with the next attempt, since a retried publisher cannot know
+// how far the one before it got. The stream ends with the run's own
+// message_end or tool_execution_end, which carries the whole message or
+// result, so deltas lost at a stream's tail lose nothing.
+//
+// So no two publishers of one run ever number the same event, and none
+// waits for another: the run owns N, each stream owns its Subs. Events are
+// delivered in publishing order: the run's own events in order of N, each
+// stream's in order of Sub, streams interleaved with each other and with
+// the run's later events (parallel tool bodies). A subscriber detects a
+// gap when an own event's N is not one more than the last own N it saw, or
+// a stream's Sub is not one more than the last Sub it saw of that stream
+// and attempt (1 for an attempt's first); SeqCheck applies this rule.
+type Seq struct {
+	N   uint64
+	Sub uint64
+}
+
+// String writes the position as "N" for an own event and "N.Sub" for a
+// stream's event.
+func (s Seq) String() string {
+	if s.Sub == 0 {
+		return fmt.Sprint(s.N)
+	}
+	return fmt.Sprintf("%d.%d", s.N, s.Sub)
+}
+
+// Less reports whether s comes before t within one stream or among a run's
+// own events: by N, then by Sub. Events of different streams are not
+// ordered by their positions (they interleave).
+func (s Seq) Less(t Seq) bool {
+	return s.N < t.N || s.N == t.N && s.Sub < t.Sub
+}
+
+// envelope returns the event's Envelope; every event type has it through
+// the embedded field.
+func (e Envelope) envelope() Envelope { return e }
+
+// EnvelopeOf returns e's envelope (the zero Envelope for a nil event).
+func EnvelopeOf(e Event) Envelope {
+	if e == nil {
+		return Envelope{}
+	}
+	return e.envelope()
+}
+
+// WithEnvelope returns e with its envelope replaced by env; e itself is not
+// changed (events are values). A publisher other than the loop (a process
+// relaying a run's events, a durable run's activity) uses it to stamp the
+// events it publishes.
+func WithEnvelope(e Event, env Envelope) Event {
+	// A type switch, not a method: the event given does not escape, so a
+	// caller's boxed event can stay on its stack.
+	switch x := e.(type) {
+	case AgentStart:
+		x.Envelope = env
+		return x
+	case AgentEnd:
+		x.Envelope = env
+		return x
+	case TurnStart:
+		x.Envelope = env
+		return x
+	case TurnEnd:
+		x.Envelope = env
+		return x
+	case MessageStart:
+		x.Envelope = env
+		return x
+	case MessageUpdate:
+		x.Envelope = env
+		return x
+	case MessageEnd:
+		x.Envelope = env
+		return x
+	case ToolExecutionStart:
+		x.Envelope = env
+		return x
+	case ToolExecutionUpdate:
+		x.Envelope = env
+		return x
+	case ToolExecutionEnd:
+		x.Envelope = env
+		return x
+	case ToolsChanged:
+		x.Envelope = env
+		return x
+	case Compacted:
+		x.Envelope = env
+		return x
+	}
+	return e
+}
+
+// Nest returns a handler that publishes a nested run's events through h,
+// the parent's handler, with callID put in front of each event's path: a
+// run whose body runs a child agent for the call callID passes
+// Nest(parentSink, callID) as the child's sink, and the parent's
+// subscribers see the child's events, numbered by the child, with the path
+// [callID, ...]. Nests nest: Nest(Nest(h, "a"), "b") publishes paths
+// ["a", "b", ...].
+//
+// The child's events go through h in the one order h's run keeps (h is
+// called from one goroutine at a time when h is a run's sink or a Bus).
+func Nest(h Handler, callID string) Handler {
+	if h == nil {
+		return func(context.Context, Event) {}
+	}
+	return func(ctx context.Context, e Event) {
+		if e == nil {
+			return
+		}
+		env := e.envelope()
+		path := make([]string, 0, len(env.Path)+1)
+		env.Path = append(append(path, callID), env.Path...)
+		h(ctx, WithEnvelope(e, env))
+	}
+}
+
+// SeqCheck follows the sequence of a run's events (Seq's rule), per path,
+// and says where events are missing: a subscriber of a transport that may
+// lose or repeat events (a relay, a resumed connection) feeds it every
+// event it receives. It keeps a few words per path and per stream open
+// (a message in flight, tool calls not yet ended). The zero value is
+// ready to use; a SeqCheck is not safe for concurrent use.
+type SeqCheck struct {
+	runs map[string]*seqState // by path, joined
+}
+
+type seqState struct {
+	n       uint64                  // the last own N
+	message uint64                  // the open message stream's N, or 0
+	calls   map[string]uint64       // open tool streams' N, by call id
+	streams map[uint64]*streamState // open streams, by the opener's N
+}
+
+type streamState struct {
+	attempt int
+	sub     uint64
+}
+
+// Check notes e and returns an error when e does not follow the events
+// before it under Seq's rule: an own event that skips or repeats an N, a
+// stream's event that skips or repeats a Sub, belongs to a stream not
+// open, or to an attempt earlier than one seen. An event with no position
+// (Seq zero) is an error too. Each error names the path and the positions.
+func (c *SeqCheck) Check(e Event) error {
+	env := EnvelopeOf(e)
+	key := strings.Join(env.Path, "\x00")
+	if c.runs == nil {
+		c.runs = make(map[string]*seqState)
+	}
+	st := c.runs[key]
+	if st == nil {
+		st = &seqState{calls: make(map[string]uint64), streams: make(map[uint64]*streamState)}
+		c.runs[key] = st
+	}
+	s := env.Seq
+	where := "events: run"
+	if len(env.Path) > 0 {
+		where = "events: run at " + strings.Join(env.Path, " > ")
+	}
+	if s.Sub == 0 {
+		if s.N != st.n+1 {
+			return fmt.Errorf("%s: %s event %d after %d", where, typeOf(e), s.N, st.n)
+		}
+		st.n = s.N
+		switch e := e.(type) {
+		case MessageStart:
+			delete(st.streams, st.message)
+			st.message = s.N
+			st.streams[s.N] = &streamState{}
+		case MessageEnd:
+			delete(st.streams, st.message)
+			st.message = 0
+		case ToolExecutionStart:
+			st.calls[e.ToolCallID] = s.N
+			st.streams[s.N] = &streamState{}
+		case ToolExecutionEnd:
+			if n, ok := st.calls[e.ToolCallID]; ok {
+				delete(st.streams, n)
+				delete(st.calls, e.ToolCallID)
+			}
+		}
+		return nil
+	}
+	str := st.streams[s.N]
+	if str == nil {
+		return fmt.Errorf("%s: %s event %s of a stream not open", where, typeOf(e), s)
+	}
+	switch {
+	case env.Attempt < str.attempt:
+		return fmt.Errorf("%s: %s event %s of attempt %d after attempt %d", where, typeOf(e), s, env.Attempt, str.attempt)
+	case env.Attempt > str.attempt:
+		str.attempt, str.sub = env.Attempt, 0
+	}
+	if s.Sub != str.sub+1 {
+		return fmt.Errorf("%s: %s event %s after %d.%d", where, typeOf(e), s, s.N, str.sub)
+	}
+	str.sub = s.Sub
+	return nil
+}
+
+// typeOf returns e's type, or "" for nil: for error texts.
+func typeOf(e Event) Type {
+	if e == nil {
+		return ""
+	}
+	return e.Type()
+}
