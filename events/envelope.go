@@ -134,7 +134,7 @@ func WithEnvelope(e Event, env Envelope) Event {
 		x.Envelope = env
 		return x
 	}
-	return e
+	return nil // e is nil: the set of events is closed
 }
 
 // Nest returns a handler that publishes a nested run's events through h,

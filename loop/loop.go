@@ -141,6 +141,8 @@ type run struct {
 	cfg    Config
 	sink   events.Handler
 	emitMu sync.Mutex
+	seq    uint64 // the last own event's number (events.Seq.N); under emitMu
+	msg    stream // the stream of the message in flight; under emitMu
 	c      Conversation
 	byName map[string]*tools.Tool
 	specs  []providers.ToolSpec
@@ -250,7 +252,15 @@ func (r *run) refreshTools() {
 // emit publishes one event; it serializes the goroutines of parallel tool
 // bodies so the handler sees one total order. A panicking handler does not
 // stop the run: the run goes on, and ends with an error saying so.
-func (r *run) emit(e events.Event) {
+//
+// Every event gets its envelope here, under the lock, so the numbers
+// follow the order the handler sees (see seq.go).
+func (r *run) emit(e events.Event) { r.publish(e, nil, nil) }
+
+// publish is emit for an event of the stream in (nil: an own event) that
+// opens the stream opens (nil: none; an assistant message's message_start
+// opens r.msg itself).
+func (r *run) publish(e events.Event, in, opens *stream) {
 	r.emitMu.Lock()
 	defer r.emitMu.Unlock()
 	defer func() {
@@ -258,15 +268,23 @@ func (r *run) emit(e events.Event) {
 			r.handlerP = p
 		}
 	}()
-	switch e.(type) {
+	// A new variable, so that e, which does not escape, can stay on the
+	// caller's stack: the event is boxed once, with its envelope.
+	ev := events.WithEnvelope(e, r.envelope(in))
+	switch ev.(type) {
 	case events.AgentStart:
 		r.started = true
 	case events.TurnStart:
 		r.inTurn = true
 	case events.TurnEnd:
 		r.inTurn = false
+	case events.MessageStart:
+		r.msg = stream{n: r.seq}
 	}
-	r.sink(r.ctx, e)
+	if opens != nil {
+		*opens = stream{n: r.seq}
+	}
+	r.sink(r.ctx, ev)
 }
 
 func (r *run) start() {
