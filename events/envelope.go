@@ -143,7 +143,9 @@ func WithEnvelope(e Event, env Envelope) Event {
 // Nest(parentSink, callID) as the child's sink, and the parent's
 // subscribers see the child's events, numbered by the child, with the path
 // [callID, ...]. Nests nest: Nest(Nest(h, "a"), "b") publishes paths
-// ["a", "b", ...].
+// ["a", "b", ...]. Runs nested one after another in one call share its
+// path, each numbered from its agent_start; runs nested side by side in
+// one call need a path each: Nest(Nest(h, callID), "2") for the second.
 //
 // The child's events go through h in the one order h's run keeps (h is
 // called from one goroutine at a time when h is a run's sink or a Bus).
@@ -165,7 +167,8 @@ func Nest(h Handler, callID string) Handler {
 // SeqCheck follows the sequence of a run's events (Seq's rule), per path,
 // and says where events are missing: a subscriber of a transport that may
 // lose or repeat events (a relay, a resumed connection) feeds it every
-// event it receives. It keeps a few words per path and per stream open
+// event it receives. Each run numbers from 1: an agent_start numbered 1
+// begins the next run at its path (an agent's next prompt). It keeps a few words per path and per stream open
 // (a message in flight, tool calls not yet ended). The zero value is
 // ready to use; a SeqCheck is not safe for concurrent use.
 type SeqCheck struct {
@@ -204,6 +207,11 @@ func (c *SeqCheck) Check(e Event) error {
 	where := "events: run"
 	if len(env.Path) > 0 {
 		where = "events: run at " + strings.Join(env.Path, " > ")
+	}
+	if _, ok := e.(AgentStart); ok && s == (Seq{N: 1}) && st.n > 0 {
+		// The next run at this path (an agent's next prompt): it numbers
+		// from 1 again.
+		*st = seqState{calls: make(map[string]uint64), streams: make(map[uint64]*streamState)}
 	}
 	if s.Sub == 0 {
 		if s.N != st.n+1 {

@@ -210,6 +210,9 @@ func TestSeqCheck(t *testing.T) {
 			in(tu, 2, 2, 0), own(ToolExecutionEnd{ToolCallID: "c1"}, 5)}, ""},
 		{"tool update after its end", []Event{own(AgentStart{}, 1), own(ToolExecutionStart{ToolCallID: "c1"}, 2),
 			own(ToolExecutionEnd{ToolCallID: "c1"}, 3), in(tu, 2, 1, 0)}, "not open"},
+		{"next run", append(prefix, own(MessageEnd{}, 4), own(AgentEnd{}, 5), own(AgentStart{}, 1), own(TurnStart{}, 2)), ""},
+		{"next run must start at 1", append(prefix, own(MessageEnd{}, 4), own(AgentEnd{}, 5), own(AgentStart{}, 2)), "agent_start event 2 after 5"},
+		{"a restart drops open streams", append(prefix, own(AgentStart{}, 1), in(upd, 3, 1, 0)), "not open"},
 		{"paths apart", []Event{own(AgentStart{}, 1), WithEnvelope(AgentStart{}, Envelope{Seq: Seq{N: 1}, Path: []string{"c"}}),
 			WithEnvelope(TurnStart{}, Envelope{Seq: Seq{N: 3}, Path: []string{"c"}})}, "run at c: turn_start event 3 after 1"},
 	}
