@@ -9,7 +9,8 @@
 //	agentloop.runs.<run>.control   commands for the run: prompt, steer, follow_up, abort
 //
 // An event message's data is the event's wire JSON (events.MarshalWire:
-// the reference's names; a message_update carries only its change); its headers carry the event type
+// the reference's names; a message_update carries only its change; the
+// event's envelope: its position in its run, its path, its attempt); its headers carry the event type
 // (Agentloop-Type), the run id (Agentloop-Run) and the run's own sequence
 // number (Agentloop-Seq, from 1, continued by a publisher that restarts
 // for the run). The publisher sets Nats-Msg-Id to "<run>-<seq>", so a
@@ -18,6 +19,15 @@
 // recreates after reconnects and restarts, and drops anything at or below
 // the last sequence it delivered: the consumer sees every event exactly
 // once, in order, from any starting sequence, then follows live.
+//
+// Two sequences, two jobs. Agentloop-Seq numbers the messages of the
+// subject, one publisher's count across every run published on it: it
+// dedupes, resumes and finds gaps on the bus. The envelope's position
+// (events.Seq, in the data) is the run's own numbering, per run and per
+// nested path, which several publishers of one run can assign without
+// sharing a counter; a subscriber checks it with events.SeqCheck. Each
+// run on the subject numbers from 1, so the envelope alone does not name a
+// message: Nats-Msg-Id stays the subject's sequence.
 //
 // Control messages are JSON [Command] values read by a durable consumer with
 // explicit acknowledgement: each command reaches the worker at least once
