@@ -1,6 +1,10 @@
 package events
 
-import "github.com/agentloop/agentloop/providers"
+import (
+	"slices"
+
+	"github.com/agentloop/agentloop/providers"
+)
 
 // Assembler rebuilds the assistant message in flight from events in the
 // wire form (MarshalWire), whose updates carry only their change: a NATS
@@ -15,9 +19,17 @@ import "github.com/agentloop/agentloop/providers"
 // answers) or else from the message_start. Updates of an earlier attempt
 // than the current one are stale and ignored.
 //
+// An Assembler follows one run's messages: the top-level run's, or with
+// Path set a nested run's (Envelope.Path); it ignores the events of other
+// paths, so it may be fed a whole bus.
+//
 // The zero value is ready to use. An Assembler is not safe for concurrent
 // use.
 type Assembler struct {
+	// Path is the path of the run whose message it assembles; nil for the
+	// top-level run.
+	Path []string
+
 	b       *providers.Builder
 	latest  providers.StreamEvent // the builder's event for the last change
 	start   providers.Model       // the message_start's model
@@ -26,6 +38,9 @@ type Assembler struct {
 
 // Add folds one event in.
 func (a *Assembler) Add(e Event) {
+	if e == nil || !slices.Equal(e.envelope().Path, a.Path) {
+		return
+	}
 	switch e := e.(type) {
 	case MessageStart:
 		a.b, a.latest, a.attempt = nil, providers.StreamEvent{}, e.Attempt

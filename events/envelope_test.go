@@ -305,3 +305,38 @@ func TestAssemblerDropsASupersededAttempt(t *testing.T) {
 		t.Fatalf("%q from %s", m.Text(), m.Model)
 	}
 }
+
+// TestAssemblerFollowsOnePath: a nested run's message on the same bus
+// neither resets nor feeds the top-level Assembler; one with the child's
+// Path assembles the child's message and ignores the parent's.
+func TestAssemblerFollowsOnePath(t *testing.T) {
+	parent := providers.NewBuilder(providers.Model{ID: "parent"})
+	child := providers.NewBuilder(providers.Model{ID: "child"})
+	kid := func(e Event, n, sub uint64) Event {
+		return WithEnvelope(e, Envelope{Seq: Seq{N: n, Sub: sub}, Path: []string{"c9"}})
+	}
+	evs := []Event{
+		MessageStart{Message: *parent.Start().Message},
+		MessageUpdate{Stream: parent.TextStart()},
+		MessageUpdate{Stream: parent.TextDelta("parent text")},
+		kid(MessageStart{Message: *child.Start().Message}, 1, 0),
+		kid(MessageUpdate{Stream: child.TextStart()}, 1, 1),
+		kid(MessageUpdate{Stream: child.TextDelta("child text")}, 1, 2),
+		kid(MessageEnd{Message: *child.Snapshot()}, 2, 0),
+		MessageUpdate{Stream: parent.TextDelta(", more")},
+	}
+	top, nested := Assembler{}, Assembler{Path: []string{"c9"}}
+	for i, e := range evs {
+		top.Add(e)
+		nested.Add(e)
+		if i == 5 && nested.Message().Text() != "child text" {
+			t.Fatalf("child: %q", nested.Message().Text())
+		}
+	}
+	if m := top.Message(); m == nil || m.Text() != "parent text, more" || m.Model != "parent" {
+		t.Fatalf("top: %+v", m)
+	}
+	if nested.Message() != nil {
+		t.Fatal("the child's message_end did not close its message")
+	}
+}
