@@ -6,8 +6,16 @@
 // and serves them over HTTP: one SSE event per agent event, named after the
 // reference's event type (agent_start, message_update, ...), its data the
 // event's wire JSON (events.MarshalWire: a message_update carries only its
-// change), its id "EPOCH-SEQ": a random epoch per Broker (a restarted
-// server's ids never look like the last one's) and a sequence number.
+// change; version 2 carries the event's envelope: its position in its
+// run, its path, its model attempt), its id "EPOCH-SEQ": a random epoch
+// per Broker (a restarted server's ids never look like the last one's) and
+// the Broker's sequence number. The id is where a browser resumes on this
+// Broker, across every run it carried; the envelope's position is the
+// run's own numbering (events.Seq), which a page checks for gaps with the
+// rule events.SeqCheck applies. The snapshot is the top-level run's: a
+// nested run's events (a non-empty path) stream live but are not folded
+// into it, and its message in flight drops the text of a superseded model
+// attempt.
 //
 // A client that starts from nothing (a page load) first gets a "snapshot"
 // event holding the conversation so far, kept by the Broker apart from the
