@@ -164,15 +164,27 @@ func Nest(h Handler, callID string) Handler {
 	}
 }
 
+// DefaultMaxOpen is SeqCheck.MaxOpen's default.
+const DefaultMaxOpen = 4096
+
 // SeqCheck follows the sequence of a run's events (Seq's rule), per path,
 // and says where events are missing: a subscriber of a transport that may
 // lose or repeat events (a relay, a resumed connection) feeds it every
-// event it receives. Each run numbers from 1: an agent_start numbered 1
-// begins the next run at its path (an agent's next prompt). It keeps a few words per path and per stream open
-// (a message in flight, tool calls not yet ended). The zero value is
-// ready to use; a SeqCheck is not safe for concurrent use.
+// event it receives. Each run numbers from 1, from its agent_start to its
+// agent_end; the next run at a path (an agent's next prompt) starts at 1
+// again.
+//
+// The zero value is ready to use; a SeqCheck is not safe for concurrent
+// use.
 type SeqCheck struct {
+	// MaxOpen bounds what it follows at once: runs not yet ended (one per
+	// path) and streams not yet closed (a message in flight, tool calls
+	// not yet ended). Zero means DefaultMaxOpen. An event that would open
+	// one more is an error and is not noted.
+	MaxOpen int
+
 	runs map[string]*seqState // by path, joined
+	open int                  // runs and streams followed
 }
 
 type seqState struct {
@@ -191,51 +203,36 @@ type streamState struct {
 // before it under Seq's rule: an own event that skips or repeats an N, a
 // stream's event that skips or repeats a Sub, belongs to a stream not
 // open, or to an attempt earlier than one seen. An event with no position
-// (Seq zero) is an error too. Each error names the path and the positions.
+// (Seq zero) is an error too, as is one past MaxOpen. Each error names the
+// path and the positions.
 func (c *SeqCheck) Check(e Event) error {
 	env := EnvelopeOf(e)
-	key := strings.Join(env.Path, "\x00")
-	if c.runs == nil {
-		c.runs = make(map[string]*seqState)
-	}
-	st := c.runs[key]
-	if st == nil {
-		st = &seqState{calls: make(map[string]uint64), streams: make(map[uint64]*streamState)}
-		c.runs[key] = st
-	}
 	s := env.Seq
 	where := "events: run"
 	if len(env.Path) > 0 {
 		where = "events: run at " + strings.Join(env.Path, " > ")
 	}
-	if _, ok := e.(AgentStart); ok && s == (Seq{N: 1}) && st.n > 0 {
-		// The next run at this path (an agent's next prompt): it numbers
-		// from 1 again.
-		*st = seqState{calls: make(map[string]uint64), streams: make(map[uint64]*streamState)}
+	key := pathKey(env.Path)
+	if c.runs == nil {
+		c.runs = make(map[string]*seqState)
+	}
+	st := c.runs[key]
+	_, isStart := e.(AgentStart)
+	if st != nil && isStart && s == (Seq{N: 1}) {
+		// The next run at this path, without the last one's end.
+		c.drop(key, st)
+		st = nil
+	}
+	if st == nil {
+		if err := c.room(where); err != nil {
+			return err
+		}
+		st = &seqState{calls: make(map[string]uint64), streams: make(map[uint64]*streamState)}
+		c.runs[key] = st
+		c.open++
 	}
 	if s.Sub == 0 {
-		if s.N != st.n+1 {
-			return fmt.Errorf("%s: %s event %d after %d", where, typeOf(e), s.N, st.n)
-		}
-		st.n = s.N
-		switch e := e.(type) {
-		case MessageStart:
-			delete(st.streams, st.message)
-			st.message = s.N
-			st.streams[s.N] = &streamState{}
-		case MessageEnd:
-			delete(st.streams, st.message)
-			st.message = 0
-		case ToolExecutionStart:
-			st.calls[e.ToolCallID] = s.N
-			st.streams[s.N] = &streamState{}
-		case ToolExecutionEnd:
-			if n, ok := st.calls[e.ToolCallID]; ok {
-				delete(st.streams, n)
-				delete(st.calls, e.ToolCallID)
-			}
-		}
-		return nil
+		return c.own(e, st, key, where)
 	}
 	str := st.streams[s.N]
 	if str == nil {
@@ -252,6 +249,83 @@ func (c *SeqCheck) Check(e Event) error {
 	}
 	str.sub = s.Sub
 	return nil
+}
+
+// own checks and notes one of a run's own events.
+func (c *SeqCheck) own(e Event, st *seqState, key, where string) error {
+	n := EnvelopeOf(e).Seq.N
+	if n != st.n+1 {
+		return fmt.Errorf("%s: %s event %d after %d", where, typeOf(e), n, st.n)
+	}
+	switch e := e.(type) {
+	case MessageStart:
+		if _, ok := st.streams[st.message]; !ok {
+			if err := c.room(where); err != nil {
+				return err
+			}
+			c.open++
+		}
+		delete(st.streams, st.message)
+		st.message = n
+		st.streams[n] = &streamState{}
+	case MessageEnd:
+		c.closeStream(st, st.message)
+		st.message = 0
+	case ToolExecutionStart:
+		if err := c.room(where); err != nil {
+			return err
+		}
+		c.closeStream(st, st.calls[e.ToolCallID]) // a repeated id replaces its stream
+		st.calls[e.ToolCallID] = n
+		st.streams[n] = &streamState{}
+		c.open++
+	case ToolExecutionEnd:
+		if opened, ok := st.calls[e.ToolCallID]; ok {
+			c.closeStream(st, opened)
+			delete(st.calls, e.ToolCallID)
+		}
+	case AgentEnd:
+		c.drop(key, st) // the run is over; the next one starts at 1
+		return nil
+	}
+	st.n = n
+	return nil
+}
+
+// room reports an error when following one more run or stream would pass
+// MaxOpen.
+func (c *SeqCheck) room(where string) error {
+	limit := c.MaxOpen
+	if limit <= 0 {
+		limit = DefaultMaxOpen
+	}
+	if c.open >= limit {
+		return fmt.Errorf("%s: more than %d runs and streams open at once (SeqCheck.MaxOpen)", where, limit)
+	}
+	return nil
+}
+
+func (c *SeqCheck) closeStream(st *seqState, n uint64) {
+	if _, ok := st.streams[n]; ok {
+		delete(st.streams, n)
+		c.open--
+	}
+}
+
+// drop forgets a run and its open streams.
+func (c *SeqCheck) drop(key string, st *seqState) {
+	c.open -= 1 + len(st.streams)
+	delete(c.runs, key)
+}
+
+// pathKey names a path unambiguously: each id with its length, so no two
+// paths share a key (["a/b"] and ["a", "b"], [""] and []).
+func pathKey(path []string) string {
+	var b strings.Builder
+	for _, id := range path {
+		fmt.Fprintf(&b, "%d:%s", len(id), id)
+	}
+	return b.String()
 }
 
 // typeOf returns e's type, or "" for nil: for error texts.

@@ -211,8 +211,12 @@ func TestSeqCheck(t *testing.T) {
 		{"tool update after its end", []Event{own(AgentStart{}, 1), own(ToolExecutionStart{ToolCallID: "c1"}, 2),
 			own(ToolExecutionEnd{ToolCallID: "c1"}, 3), in(tu, 2, 1, 0)}, "not open"},
 		{"next run", append(prefix, own(MessageEnd{}, 4), own(AgentEnd{}, 5), own(AgentStart{}, 1), own(TurnStart{}, 2)), ""},
-		{"next run must start at 1", append(prefix, own(MessageEnd{}, 4), own(AgentEnd{}, 5), own(AgentStart{}, 2)), "agent_start event 2 after 5"},
+		{"next run must start at 1", append(prefix, own(MessageEnd{}, 4), own(AgentEnd{}, 5), own(AgentStart{}, 2)), "agent_start event 2 after 0"},
 		{"a restart drops open streams", append(prefix, own(AgentStart{}, 1), in(upd, 3, 1, 0)), "not open"},
+		{"an empty id is a path of its own", []Event{own(AgentStart{}, 1), WithEnvelope(AgentStart{}, Envelope{Seq: Seq{N: 1}, Path: []string{""}}),
+			own(TurnStart{}, 2)}, ""},
+		{"ids are not joined", []Event{WithEnvelope(AgentStart{}, Envelope{Seq: Seq{N: 1}, Path: []string{"a", "b"}}),
+			WithEnvelope(TurnStart{}, Envelope{Seq: Seq{N: 2}, Path: []string{"a\x00b"}})}, "turn_start event 2 after 0"},
 		{"paths apart", []Event{own(AgentStart{}, 1), WithEnvelope(AgentStart{}, Envelope{Seq: Seq{N: 1}, Path: []string{"c"}}),
 			WithEnvelope(TurnStart{}, Envelope{Seq: Seq{N: 3}, Path: []string{"c"}})}, "run at c: turn_start event 3 after 1"},
 	}
@@ -232,6 +236,46 @@ func TestSeqCheck(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSeqCheckIsBounded: runs and streams followed at once stop at
+// MaxOpen with an error naming it; ended ones are forgotten, so a long bus
+// of short nested runs and calls never reaches it.
+func TestSeqCheckIsBounded(t *testing.T) {
+	c := SeqCheck{MaxOpen: 3}
+	at := func(e Event, n uint64, path ...string) Event {
+		return WithEnvelope(e, Envelope{Seq: Seq{N: n}, Path: path})
+	}
+	for i := range 1000 { // each nested run ends: nothing stays open
+		id := string(rune('a' + i%26))
+		for j, e := range []Event{at(AgentStart{}, 1, id), at(ToolExecutionStart{ToolCallID: "x"}, 2, id),
+			at(ToolExecutionEnd{ToolCallID: "x"}, 3, id), at(AgentEnd{}, 4, id)} {
+			if err := c.Check(e); err != nil {
+				t.Fatalf("run %d, event %d: %v", i, j, err)
+			}
+		}
+	}
+	if c.open != 0 || len(c.runs) != 0 {
+		t.Fatalf("%d open, %d runs after every run ended", c.open, len(c.runs))
+	}
+	for i, e := range []Event{at(AgentStart{}, 1), at(ToolExecutionStart{ToolCallID: "a"}, 2), at(ToolExecutionStart{ToolCallID: "b"}, 3)} {
+		if err := c.Check(e); err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+	}
+	err := c.Check(at(ToolExecutionStart{ToolCallID: "c"}, 4))
+	if err == nil || !strings.Contains(err.Error(), "more than 3 runs and streams open at once (SeqCheck.MaxOpen)") {
+		t.Fatalf("past MaxOpen: %v", err)
+	}
+	if err := c.Check(at(AgentStart{}, 1, "other")); err == nil {
+		t.Fatal("a new path past MaxOpen was followed")
+	}
+	if err := c.Check(at(ToolExecutionEnd{ToolCallID: "a"}, 4)); err != nil {
+		t.Fatalf("the refused event was noted: %v", err)
+	}
+	if err := c.Check(at(ToolExecutionStart{ToolCallID: "c"}, 5)); err != nil {
+		t.Fatalf("room again after an end: %v", err)
 	}
 }
 

@@ -115,7 +115,11 @@ func (w *wire) setEnvelope(env Envelope) {
 }
 
 func (w *wire) envelope() Envelope {
-	return Envelope{Seq: Seq{N: w.Seq, Sub: w.Sub}, Attempt: w.Attempt, Path: w.Path}
+	env := Envelope{Seq: Seq{N: w.Seq, Sub: w.Sub}, Attempt: w.Attempt, Path: w.Path}
+	if len(env.Path) == 0 {
+		env.Path = nil // "path": [] is the top level, as no path is
+	}
+	return env
 }
 
 // MarshalWire encodes an event for the wire (Server-Sent Events, NATS):

@@ -99,11 +99,21 @@ func FuzzUnmarshal(f *testing.F) {
 	for _, e := range sampleEvents() {
 		raw, _ := Marshal(e)
 		f.Add(raw)
+		wire, _ := MarshalWire(WithEnvelope(e, Envelope{Seq: Seq{N: 3, Sub: 2}, Path: []string{"c1"}, Attempt: 1}))
+		f.Add(wire)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		e, err := Unmarshal(data)
 		if err != nil {
 			return
+		}
+		// The wire form keeps the envelope.
+		wire, err := MarshalWire(e)
+		if err != nil {
+			t.Fatalf("decoded event does not encode for the wire: %v", err)
+		}
+		if w, err := Unmarshal(wire); err != nil || !reflect.DeepEqual(EnvelopeOf(w), EnvelopeOf(e)) {
+			t.Fatalf("the wire form lost the envelope (%v):\n%s\n%s", err, data, wire)
 		}
 		first, err := Marshal(e)
 		if err != nil {
