@@ -7,6 +7,11 @@
 // the tool_execution_start/update/end events of its tool calls, and
 // turn_end; and finally agent_end with every message the run produced.
 //
+// Each event carries an [Envelope]: its position in the run (numbered so
+// that a subscriber sees a gap, see [Seq] and [SeqCheck]), the path of
+// tool calls that led to it when a run is nested in another's call
+// ([Nest]), and the model attempt a streamed update belongs to.
+//
 // Events are immutable values. A subscriber may keep one for as long as it
 // likes: nothing the run does later changes it. Messages, arguments and
 // results inside an event are shared with the transcript, so subscribers

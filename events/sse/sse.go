@@ -21,7 +21,7 @@
 // event holding the conversation so far, kept by the Broker apart from the
 // buffer, then the events after it live:
 //
-//	{"type": "snapshot", "v": 1,
+//	{"type": "snapshot", "v": 2,
 //	 "messages":  [the messages that ended, oldest first],
 //	 "omitted":   how many older messages were dropped to stay within MaxBytes,
 //	 "streaming": the message in flight so far, or null,
