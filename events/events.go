@@ -230,15 +230,3 @@ func (ToolExecutionUpdate) isEvent() {}
 func (ToolExecutionEnd) isEvent()    {}
 func (ToolsChanged) isEvent()        {}
 func (Compacted) isEvent()           {}
-
-func (e AgentStart) withEnvelope(env Envelope) Event         { e.Envelope = env; return e }
-func (e AgentEnd) withEnvelope(env Envelope) Event           { e.Envelope = env; return e }
-func (e TurnStart) withEnvelope(env Envelope) Event          { e.Envelope = env; return e }
-func (e TurnEnd) withEnvelope(env Envelope) Event            { e.Envelope = env; return e }
-func (e MessageStart) withEnvelope(env Envelope) Event       { e.Envelope = env; return e }
-func (e MessageUpdate) withEnvelope(env Envelope) Event      { e.Envelope = env; return e }
-func (e MessageEnd) withEnvelope(env Envelope) Event         { e.Envelope = env; return e }
-func (e ToolExecutionStart) withEnvelope(env Envelope) Event { e.Envelope = env; return e }
-func (e ToolExecutionEnd) withEnvelope(env Envelope) Event   { e.Envelope = env; return e }
-func (e ToolsChanged) withEnvelope(env Envelope) Event       { e.Envelope = env; return e }
-func (e Compacted) withEnvelope(env Envelope) Event          { e.Envelope = env; return e }
