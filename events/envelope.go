@@ -147,8 +147,10 @@ func WithEnvelope(e Event, env Envelope) Event {
 // path, each numbered from its agent_start; runs nested side by side in
 // one call need a path each: Nest(Nest(h, callID), "2") for the second.
 //
-// The child's events go through h in the one order h's run keeps (h is
-// called from one goroutine at a time when h is a run's sink or a Bus).
+// Nest adds no lock: the child publishes from its own goroutine beside
+// the parent's run, so h must take calls from several goroutines and keep
+// one order, as a Bus's Publish does (a handler given to loop.Run is
+// called one event at a time by that run only).
 func Nest(h Handler, callID string) Handler {
 	if h == nil {
 		return func(context.Context, Event) {}

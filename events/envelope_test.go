@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -120,6 +121,13 @@ func TestWireVersions(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), b.want) || !strings.HasPrefix(err.Error(), "event") {
 			t.Fatalf("%s: %v, want an error with %q", b.raw, err, b.want)
 		}
+		if unknown := strings.HasPrefix(b.want, "wire version"); errors.Is(err, ErrUnknown) != unknown {
+			t.Fatalf("%s: %v: ErrUnknown %v, want %v", b.raw, err, !unknown, unknown)
+		}
+	}
+	// A type of a newer version is unknown too, and says so.
+	if _, err := Unmarshal([]byte(`{"type":"approval_requested","v":2}`)); !errors.Is(err, ErrUnknown) {
+		t.Fatalf("a newer type: %v", err)
 	}
 }
 

@@ -2,6 +2,7 @@ package events
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/agentloop/agentloop/providers"
@@ -104,6 +105,11 @@ func marshal(e Event, v int) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// ErrUnknown is wrapped by Unmarshal's error for an event of a type or a
+// wire version this package does not know: one a newer publisher wrote,
+// which a consumer may skip, unlike malformed input.
+var ErrUnknown = errors.New("event unknown to this version")
 
 // WireVersion is the version of the wire form MarshalWire writes.
 // Unmarshal reads this version, version 1 and the reference's JSON (no
@@ -226,7 +232,7 @@ func unmarshal(data []byte) (Event, Envelope, error) {
 		return nil, Envelope{}, fmt.Errorf("event: %w", err)
 	}
 	if w.V < 0 || w.V > WireVersion {
-		return nil, Envelope{}, fmt.Errorf("event: wire version %d is not one this decoder reads (1 to %d)", w.V, WireVersion)
+		return nil, Envelope{}, fmt.Errorf("event: wire version %d is not one this decoder reads (1 to %d): %w", w.V, WireVersion, ErrUnknown)
 	}
 	if w.V < 2 && (w.Seq != 0 || w.Sub != 0 || w.Attempt != 0 || len(w.Path) > 0) {
 		return nil, Envelope{}, fmt.Errorf("event: an envelope (seq, sub, attempt, path) in wire version %d, which has none", w.V)
@@ -315,5 +321,5 @@ func decode(w *wire) (Event, error) {
 		c := w.Compacted
 		return Compacted{Strategy: c.Strategy, Before: c.Before, After: c.After, Dropped: c.Dropped, Shortened: c.Shortened, Summarized: c.Summarized, Note: c.Note}, nil
 	}
-	return nil, fmt.Errorf("event: unknown type %q", w.Type)
+	return nil, fmt.Errorf("event: unknown type %q: %w", w.Type, ErrUnknown)
 }
