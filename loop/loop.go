@@ -72,7 +72,12 @@ func (e *RunError) Unwrap() error { return e.Err }
 
 // Run starts a run with prompts appended to conv's transcript, publishing
 // every event to emit (which may be nil), and returns the messages the run
-// produced, the prompts included. conv is not modified.
+// produced, the prompts included. conv is not modified. Each event's
+// envelope holds its place in the run (events.Seq: the run's own events
+// numbered from 1, a streamed message's and a tool body's updates under
+// the event that opened them; a provider's second start begins the
+// message's next attempt) and an empty path; a run nested in a tool call
+// publishes through events.Nest to get its caller's path.
 //
 // A run that starts always ends with agent_end. The error is nil when the
 // model finished (stop, tool use ended by a terminating tool, a stop
