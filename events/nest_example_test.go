@@ -46,7 +46,7 @@ func ExampleNest() {
 	}))
 	parent := faux.New(faux.Reply(faux.Call("c1", "ask", map[string]any{"q": "?"})), faux.Reply(faux.Text("42")))
 	_, _ = loop.Run(context.Background(), []providers.Message{providers.NewUserText("go")},
-		loop.Conversation{Tools: []*tools.Tool{ask}}, loop.Config{Provider: parent, ToolExecution: tools.Sequential}, bus.Publish)
+		loop.Conversation{Tools: []*tools.Tool{ask}}, loop.Config{Provider: parent}, bus.Publish)
 	// Output:
 	// /    1     agent_start
 	// /    2     turn_start
