@@ -24,11 +24,13 @@ type Envelope struct {
 	// parent's call call_1, and so on (see Nest). Each run numbers its own
 	// events, so a sequence is per path. The slice is shared: read only.
 	Path []string
-	// Attempt numbers the attempts at one streamed model message, from 0.
-	// A message_update whose Attempt is greater than the attempt a consumer
+	// Attempt numbers the attempts at one stream (see Seq), from 0: a
+	// model message retried or failed over, a tool body run again. A
+	// message_update whose Attempt is greater than the attempt a consumer
 	// has folded for that message starts the message over: what the
 	// earlier attempt streamed (a retried request, a provider the run
-	// failed over from) is to be dropped, not shown.
+	// failed over from) is to be dropped, not shown. The run's own events
+	// have Attempt 0.
 	Attempt int
 }
 
@@ -68,13 +70,6 @@ func (s Seq) String() string {
 		return fmt.Sprint(s.N)
 	}
 	return fmt.Sprintf("%d.%d", s.N, s.Sub)
-}
-
-// Less reports whether s comes before t within one stream or among a run's
-// own events: by N, then by Sub. Events of different streams are not
-// ordered by their positions (they interleave).
-func (s Seq) Less(t Seq) bool {
-	return s.N < t.N || s.N == t.N && s.Sub < t.Sub
 }
 
 // envelope returns the event's Envelope; every event type has it through
