@@ -7,6 +7,11 @@
 // the tool_execution_start/update/end events of its tool calls, and
 // turn_end; and finally agent_end with every message the run produced.
 //
+// Each event carries an [Envelope]: its position in the run (numbered so
+// that a subscriber sees a gap, see [Seq] and [SeqCheck]), the path of
+// tool calls that led to it when a run is nested in another's call
+// ([Nest]), and the model attempt a streamed update belongs to.
+//
 // Events are immutable values. A subscriber may keep one for as long as it
 // likes: nothing the run does later changes it. Messages, arguments and
 // results inside an event are shared with the transcript, so subscribers
@@ -40,26 +45,34 @@ const (
 
 // Event is one step of a run. The set of event types is closed: a type
 // switch over the twelve types of this package is exhaustive.
+//
+// Every event embeds an [Envelope]: its position in the run, the path of
+// tool calls that led to it, its model attempt.
 type Event interface {
 	Type() Type
+	envelope() Envelope
 	isEvent()
 }
 
 // AgentStart is the first event of a run.
-type AgentStart struct{}
+type AgentStart struct{ Envelope }
 
 // AgentEnd is the last event of a run. Messages holds every message the run
 // produced (its prompts included), in transcript order.
 type AgentEnd struct {
+	Envelope
+
 	Messages []providers.Message
 }
 
 // TurnStart opens a turn: one assistant response and its tool calls.
-type TurnStart struct{}
+type TurnStart struct{ Envelope }
 
 // TurnEnd closes a turn with its assistant message and the results of its
 // tool calls, in call order.
 type TurnEnd struct {
+	Envelope
+
 	Message     providers.AssistantMessage
 	ToolResults []providers.ToolResultMessage
 }
@@ -68,11 +81,15 @@ type TurnEnd struct {
 // message, the assistant's response (partial, as it starts streaming) or a
 // tool result.
 type MessageStart struct {
+	Envelope
+
 	Message providers.Message
 }
 
 // MessageUpdate carries one streamed step of the assistant's response.
 type MessageUpdate struct {
+	Envelope
+
 	// Stream is the provider's event; Stream.Partial() is the message so
 	// far, put together when asked for (the event itself holds only a
 	// reference, so a handler that never asks pays nothing).
@@ -81,12 +98,16 @@ type MessageUpdate struct {
 
 // MessageEnd closes a message; Message is its final form.
 type MessageEnd struct {
+	Envelope
+
 	Message providers.Message
 }
 
 // ToolExecutionStart says the loop has begun handling a tool call, before
 // any check: a call that then fails a check still gets its end event.
 type ToolExecutionStart struct {
+	Envelope
+
 	ToolCallID string
 	ToolName   string
 	// Args are the arguments exactly as the model sent them.
@@ -95,6 +116,8 @@ type ToolExecutionStart struct {
 
 // ToolExecutionUpdate carries a partial result a running tool published.
 type ToolExecutionUpdate struct {
+	Envelope
+
 	ToolCallID string
 	ToolName   string
 	Args       map[string]any
@@ -104,6 +127,8 @@ type ToolExecutionUpdate struct {
 // ToolExecutionEnd says a tool call is finished. It goes out the moment the
 // call finishes, so in parallel mode end events follow completion order.
 type ToolExecutionEnd struct {
+	Envelope
+
 	ToolCallID string
 	ToolName   string
 	Result     tools.Result
@@ -139,6 +164,8 @@ const (
 // event comes before the run's first model call too when a source's tool
 // is hidden then, and whenever the hidden names change.
 type ToolsChanged struct {
+	Envelope
+
 	Tools   []string
 	Added   []string
 	Removed []string
@@ -152,6 +179,8 @@ func (ToolsChanged) Type() Type { return TypeToolsChanged }
 // next request because the conversation outgrew the model's context window
 // (loop.Config.Compactor). The transcript itself keeps everything.
 type Compacted struct {
+	Envelope
+
 	Strategy string // "trim", "summarize", "shorten-results", or a custom one's name
 	// Before and After are the request's estimated tokens.
 	Before, After int

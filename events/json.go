@@ -2,6 +2,7 @@ package events
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/agentloop/agentloop/providers"
@@ -12,7 +13,11 @@ import (
 // each event using the fields it has.
 type wire struct {
 	Type                  Type                          `json:"type"`
-	V                     int                           `json:"v,omitempty"` // the wire version (MarshalWire)
+	V                     int                           `json:"v,omitempty"`       // the wire version (MarshalWire)
+	Seq                   uint64                        `json:"seq,omitempty"`     // v2: Envelope.Seq.N
+	Sub                   uint64                        `json:"sub,omitempty"`     // v2: Envelope.Seq.Sub
+	Attempt               int                           `json:"attempt,omitempty"` // v2: Envelope.Attempt
+	Path                  []string                      `json:"path,omitempty"`    // v2: Envelope.Path
 	Messages              []json.RawMessage             `json:"messages,omitempty"`
 	Message               json.RawMessage               `json:"message,omitempty"`
 	ToolResults           []providers.ToolResultMessage `json:"toolResults,omitempty"`
@@ -48,6 +53,9 @@ func Marshal(e Event) ([]byte, error) { return marshal(e, 0) }
 // marshal encodes e with the version field v (0 leaves it out).
 func marshal(e Event, v int) ([]byte, error) {
 	w := wire{Type: e.Type(), V: v}
+	if v >= 2 {
+		w.setEnvelope(e.envelope())
+	}
 	var err error
 	switch e := e.(type) {
 	case AgentEnd:
@@ -99,39 +107,83 @@ func marshal(e Event, v int) ([]byte, error) {
 	return b, nil
 }
 
+// ErrUnknown is wrapped by Unmarshal's error for an event of a type or a
+// wire version this package does not know: one a newer publisher wrote,
+// which a consumer may skip, unlike malformed input.
+var ErrUnknown = errors.New("event unknown to this version")
+
 // WireVersion is the version of the wire form MarshalWire writes.
-const WireVersion = 1
+// Unmarshal reads this version, version 1 and the reference's JSON (no
+// version).
+const WireVersion = 2
+
+func (w *wire) setEnvelope(env Envelope) {
+	w.Seq, w.Sub, w.Attempt, w.Path = env.Seq.N, env.Seq.Sub, env.Attempt, env.Path
+}
+
+func (w *wire) envelope() Envelope {
+	env := Envelope{Seq: Seq{N: w.Seq, Sub: w.Sub}, Attempt: w.Attempt, Path: w.Path}
+	if len(env.Path) == 0 {
+		env.Path = nil // "path": [] is the top level, as no path is
+	}
+	return env
+}
 
 // MarshalWire encodes an event for the wire (Server-Sent Events, NATS):
-// what Marshal writes, with "v": WireVersion, except that a message_update
-// carries only the change, not the message so far, so that a streamed
-// answer costs bytes in proportion to its length, not its square.
+// what Marshal writes, with "v": WireVersion and the event's Envelope,
+// except that a message_update carries only the change, not the message
+// so far, so that a streamed answer costs bytes in proportion to its
+// length, not its square.
 //
-// The wire form, version 1, one JSON object per event:
+// The wire form, version 2, one JSON object per event. Every event has
 //
-//	agent_start, turn_start      {"type", "v"}
-//	message_start, message_end   {"type", "v", "message"}            the whole message
-//	message_update               {"type", "v", "assistantMessageEvent": {
+//	"type"      the event's type (below)
+//	"v"         2
+//	"seq"       Envelope.Seq.N: the run's own number of the event, or of
+//	            the own event that opened the stream it belongs to
+//	"sub"?      Envelope.Seq.Sub: the event's number within that stream
+//	            (message_update, tool_execution_update); absent for own events
+//	"attempt"?  Envelope.Attempt: the model attempt of a message_update;
+//	            absent for the first (0)
+//	"path"?     Envelope.Path: the call ids from the top-level run down to
+//	            the run that published the event; absent at the top level
+//
+// (each absent when zero; see Seq for the numbering and the gap rule), and
+// the fields of its type:
+//
+//	agent_start, turn_start      nothing more
+//	message_start, message_end   "message"               the whole message
+//	message_update               "assistantMessageEvent": {
 //	                                "type": "text_delta" | "thinking_delta" | "toolcall_delta" | ...,
 //	                                "contentIndex", "delta"?, "content"? (on *_end),
-//	                                "toolCall"? (on toolcall_start: id and name; on toolcall_end: the call)}}
-//	tool_execution_start         {"type", "v", "toolCallId", "toolName", "args"}
-//	tool_execution_update        {"type", "v", "toolCallId", "toolName", "args", "partialResult"}
-//	tool_execution_end           {"type", "v", "toolCallId", "toolName", "result", "isError", "outcome" (ours)}
-//	tools_changed                {"type", "v", "tools", "added"?, "removed"?}  (ours: a tool source changed)
-//	compacted                    {"type", "v", "compacted": {"strategy", "before", "after", "dropped", "shortened", "summarized", "note"?}}  (ours)
-//	turn_end                     {"type", "v", "message", "toolResults"}
-//	agent_end                    {"type", "v", "messages"}
+//	                                "toolCall"? (on toolcall_start: id and name; on toolcall_end: the call),
+//	                                "partial"? (on start: a new attempt's message, no blocks yet)}
+//	tool_execution_start         "toolCallId", "toolName", "args"
+//	tool_execution_update        "toolCallId", "toolName", "args", "partialResult"
+//	tool_execution_end           "toolCallId", "toolName", "result", "isError", "outcome" (ours)
+//	tools_changed                "tools", "added"?, "removed"?  (ours: a tool source changed)
+//	compacted                    "compacted": {"strategy", "before", "after", "dropped", "shortened", "summarized", "note"?}  (ours)
+//	turn_end                     "message", "toolResults"
+//	agent_end                    "messages"
+//
+// Version 1 is the same without "seq", "sub", "attempt" and "path"; a
+// version 1 event decodes with the zero Envelope. A new event type is added
+// under a new version; a decoder refuses versions it does not know.
 //
 // A consumer rebuilds the message in flight from its message_start and
 // the deltas that follow (Unmarshal gives a MessageUpdate whose
 // Partial is nil; an Assembler does the rebuilding); message_end
-// carries the final message whole.
+// carries the final message whole. A message_update of type "start" with
+// an "attempt" greater than the one before starts the message over: what
+// the earlier attempt streamed is dropped (Envelope.Attempt).
 func MarshalWire(e Event) ([]byte, error) {
 	if u, ok := e.(MessageUpdate); ok {
 		in := u.Stream
 		ev := providers.StreamEvent{Type: in.Type, ContentIndex: in.ContentIndex, Delta: in.Delta, Content: in.Content,
 			ToolCall: in.ToolCall, Reason: in.Reason}
+		if ev.Type == providers.StreamStart {
+			ev.Message = in.Partial() // a new attempt's start: no blocks yet
+		}
 		if ev.Type == providers.StreamToolCallStart && ev.ToolCall == nil {
 			if m := in.Partial(); m != nil && ev.ContentIndex < len(m.Content) {
 				if tc, ok := m.Content[ev.ContentIndex].(providers.ToolCall); ok {
@@ -139,7 +191,9 @@ func MarshalWire(e Event) ([]byte, error) {
 				}
 			}
 		}
-		return json.Marshal(wire{Type: TypeMessageUpdate, V: WireVersion, AssistantMessageEvent: &ev})
+		w := wire{Type: TypeMessageUpdate, V: WireVersion, AssistantMessageEvent: &ev}
+		w.setEnvelope(u.Envelope)
+		return json.Marshal(w)
 	}
 	return marshal(e, WireVersion)
 }
@@ -158,13 +212,41 @@ func nonNil(m map[string]any) map[string]any {
 	return m
 }
 
-// Unmarshal decodes an event encoded by [Marshal] (or by the reference).
-// Unknown types and malformed input are errors.
+// Unmarshal decodes an event encoded by [Marshal] (or by the reference)
+// or by [MarshalWire], version 1 or 2; the event's Envelope is the one
+// the wire form carries (zero for the reference's JSON and version 1).
+// Unknown types, unknown versions and malformed input are errors.
 func Unmarshal(data []byte) (Event, error) {
+	e, env, err := unmarshal(data)
+	if err != nil {
+		return nil, err
+	}
+	if env.Seq != (Seq{}) || env.Attempt != 0 || len(env.Path) > 0 {
+		e = WithEnvelope(e, env)
+	}
+	return e, nil
+}
+
+func unmarshal(data []byte) (Event, Envelope, error) {
 	var w wire
 	if err := json.Unmarshal(data, &w); err != nil {
-		return nil, fmt.Errorf("event: %w", err)
+		return nil, Envelope{}, fmt.Errorf("event: %w", err)
 	}
+	if w.V < 0 || w.V > WireVersion {
+		return nil, Envelope{}, fmt.Errorf("event: wire version %d is not one this decoder reads (1 to %d): %w", w.V, WireVersion, ErrUnknown)
+	}
+	if w.V < 2 && (w.Seq != 0 || w.Sub != 0 || w.Attempt != 0 || len(w.Path) > 0) {
+		return nil, Envelope{}, fmt.Errorf("event: an envelope (seq, sub, attempt, path) in wire version %d, which has none", w.V)
+	}
+	if w.Attempt < 0 {
+		return nil, Envelope{}, fmt.Errorf("event: negative attempt %d", w.Attempt)
+	}
+	e, err := decode(&w)
+	return e, w.envelope(), err
+}
+
+// decode makes the event w describes.
+func decode(w *wire) (Event, error) {
 	msg := func() (providers.Message, error) {
 		if len(w.Message) == 0 {
 			return nil, fmt.Errorf("event %s: missing message", w.Type)
@@ -240,5 +322,5 @@ func Unmarshal(data []byte) (Event, error) {
 		c := w.Compacted
 		return Compacted{Strategy: c.Strategy, Before: c.Before, After: c.After, Dropped: c.Dropped, Shortened: c.Shortened, Summarized: c.Summarized, Note: c.Note}, nil
 	}
-	return nil, fmt.Errorf("event: unknown type %q", w.Type)
+	return nil, fmt.Errorf("event: unknown type %q: %w", w.Type, ErrUnknown)
 }

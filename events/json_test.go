@@ -102,11 +102,21 @@ func FuzzUnmarshal(f *testing.F) {
 	for _, e := range sampleEvents() {
 		raw, _ := Marshal(e)
 		f.Add(raw)
+		wire, _ := MarshalWire(WithEnvelope(e, Envelope{Seq: Seq{N: 3, Sub: 2}, Path: []string{"c1"}, Attempt: 1}))
+		f.Add(wire)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		e, err := Unmarshal(data)
 		if err != nil {
 			return
+		}
+		// The wire form keeps the envelope.
+		wire, err := MarshalWire(e)
+		if err != nil {
+			t.Fatalf("decoded event does not encode for the wire: %v", err)
+		}
+		if w, err := Unmarshal(wire); err != nil || !reflect.DeepEqual(EnvelopeOf(w), EnvelopeOf(e)) {
+			t.Fatalf("the wire form lost the envelope (%v):\n%s\n%s", err, data, wire)
 		}
 		first, err := Marshal(e)
 		if err != nil {
@@ -139,7 +149,7 @@ func TestMarshalWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(raw) > 200 || !strings.Contains(string(raw), `"v":1`) || strings.Contains(string(raw), "long text") {
+	if len(raw) > 200 || !strings.Contains(string(raw), `"v":2`) || strings.Contains(string(raw), "long text") {
 		t.Fatalf("wire message_update carries more than its change: %s", raw)
 	}
 	back, err := Unmarshal(raw)
@@ -157,7 +167,7 @@ func TestMarshalWire(t *testing.T) {
 	}
 	for _, e := range sampleEvents() {
 		raw, err := MarshalWire(e)
-		if err != nil || !strings.Contains(string(raw), `"v":1`) {
+		if err != nil || !strings.Contains(string(raw), `"v":2`) {
 			t.Fatalf("%s: %s %v", e.Type(), raw, err)
 		}
 		if _, err := Unmarshal(raw); err != nil {

@@ -131,7 +131,7 @@ func (r *run) updater(c *call) func(tools.Result) {
 		u.mu.Lock()
 		defer u.mu.Unlock()
 		if !u.settled {
-			r.emit(events.ToolExecutionUpdate{ToolCallID: c.tc.ID, ToolName: c.tc.Name, Args: c.tc.Arguments, Partial: r.capPartial(c, p)})
+			r.emitIn(&c.stream, events.ToolExecutionUpdate{ToolCallID: c.tc.ID, ToolName: c.tc.Name, Args: c.tc.Arguments, Partial: r.capPartial(c, p)})
 		}
 	}
 }

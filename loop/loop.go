@@ -75,7 +75,12 @@ func (e *RunError) Unwrap() error { return e.Err }
 
 // Run starts a run with prompts appended to conv's transcript, publishing
 // every event to emit (which may be nil), and returns the messages the run
-// produced, the prompts included. conv is not modified.
+// produced, the prompts included. conv is not modified. Each event's
+// envelope holds its place in the run (events.Seq: the run's own events
+// numbered from 1, a streamed message's and a tool body's updates under
+// the event that opened them; a provider's second start begins the
+// message's next attempt) and an empty path; a run nested in a tool call
+// publishes through events.Nest to get its caller's path.
 //
 // A run that starts always ends with agent_end. The error is nil when the
 // model finished (stop, tool use ended by a terminating tool, a stop
@@ -144,6 +149,8 @@ type run struct {
 	cfg    Config
 	sink   events.Handler
 	emitMu sync.Mutex
+	seq    uint64 // the last own event's number (events.Seq.N); under emitMu
+	msg    stream // the stream of the message in flight; under emitMu
 	c      Conversation
 	byName map[string]*tools.Tool
 	specs  []providers.ToolSpec
@@ -279,7 +286,15 @@ func (r *run) refreshTools() {
 // emit publishes one event; it serializes the goroutines of parallel tool
 // bodies so the handler sees one total order. A panicking handler does not
 // stop the run: the run goes on, and ends with an error saying so.
-func (r *run) emit(e events.Event) {
+//
+// Every event gets its envelope here, under the lock, so the numbers
+// follow the order the handler sees (see seq.go).
+func (r *run) emit(e events.Event) { r.publish(e, nil, nil) }
+
+// publish is emit for an event of the stream in (nil: an own event) that
+// opens the stream opens (nil: none; an assistant message's message_start
+// opens r.msg itself).
+func (r *run) publish(e events.Event, in, opens *stream) {
 	r.emitMu.Lock()
 	defer r.emitMu.Unlock()
 	defer func() {
@@ -287,15 +302,23 @@ func (r *run) emit(e events.Event) {
 			r.handlerP = p
 		}
 	}()
-	switch e.(type) {
+	// A new variable, so that e, which does not escape, can stay on the
+	// caller's stack: the event is boxed once, with its envelope.
+	ev := events.WithEnvelope(e, r.envelope(in))
+	switch ev.(type) {
 	case events.AgentStart:
 		r.started = true
 	case events.TurnStart:
 		r.inTurn = true
 	case events.TurnEnd:
 		r.inTurn = false
+	case events.MessageStart:
+		r.msg = stream{n: r.seq}
 	}
-	r.sink(r.ctx, e)
+	if opens != nil {
+		*opens = stream{n: r.seq}
+	}
+	r.sink(r.ctx, ev)
 }
 
 func (r *run) start() {

@@ -82,6 +82,7 @@ type call struct {
 	outcome events.Outcome
 	msg     *providers.ToolResultMessage // where the result message goes
 	updates updates                      // the body's progress, until it returns
+	stream  stream                       // its updates' numbers, opened by its start
 }
 
 // errorResult is the result of a call the loop refused or whose body
@@ -315,7 +316,7 @@ func (r *run) failTruncated(calls []*call) []*call {
 }
 
 func (r *run) emitStart(c *call) {
-	r.emit(events.ToolExecutionStart{ToolCallID: c.tc.ID, ToolName: c.tc.Name, Args: c.tc.Arguments})
+	r.emitOpening(&c.stream, events.ToolExecutionStart{ToolCallID: c.tc.ID, ToolName: c.tc.Name, Args: c.tc.Arguments})
 }
 
 func (r *run) emitEnd(c *call) {

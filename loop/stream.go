@@ -127,16 +127,26 @@ func (r *run) onStreamEvent(ev providers.StreamEvent) bool {
 	}
 	switch ev.Type {
 	case providers.StreamStart:
-		if st.start == nil && ev.Message != nil {
+		switch {
+		case ev.Message == nil:
+		case st.start == nil:
 			st.start = ev.Message
 			r.emit(events.MessageStart{Message: *ev.Message})
+		default:
+			// A start after the first begins the message again: the
+			// provider retried or failed over mid-stream. It goes out as
+			// the first update of the next attempt, so a consumer drops
+			// what the earlier attempt streamed (events.Envelope.Attempt).
+			st.start, st.last = ev.Message, providers.StreamEvent{}
+			r.newAttempt()
+			r.emitIn(&r.msg, events.MessageUpdate{Stream: ev})
 		}
 	case providers.StreamDone, providers.StreamError:
 		st.final = ev.Message
 	default:
 		if st.start != nil {
 			st.last = ev
-			r.emit(events.MessageUpdate{Stream: ev})
+			r.emitIn(&r.msg, events.MessageUpdate{Stream: ev})
 		}
 	}
 	return st.final == nil

@@ -17,6 +17,11 @@
 // A subscriber sees every event of the run once and in order, from any
 // sequence, then live, across reconnects and server restarts; a command
 // reaches the worker at least once and is applied once.
+//
+// Two sequences, two jobs: the Agentloop-Seq header numbers the messages of
+// the subject (it dedupes, resumes and finds gaps on the bus); the event's
+// envelope (events.Seq, in the data) is the run's own numbering, per run and
+// per nested path, which a subscriber checks with events.SeqCheck.
 package natsbus
 
 import (

@@ -25,13 +25,33 @@ func trim(data []byte, limit int) ([]byte, bool) {
 	if d.Decode(&v) != nil {
 		return nil, false
 	}
+	// The type and the envelope's path say what the event is and where it
+	// comes from: they are kept whole, and only the rest is cut.
+	whole := map[string]any{}
+	if m, ok := v.(map[string]any); ok {
+		for _, k := range []string{"type", "path"} {
+			if x, ok := m[k]; ok {
+				whole[k] = x
+				delete(m, k)
+			}
+		}
+	}
+	cut := func(n int) any {
+		c := cutStrings(v, n)
+		if m, ok := c.(map[string]any); ok {
+			for k, x := range whole {
+				m[k] = x
+			}
+		}
+		return c
+	}
 	longest := 0
 	walkStrings(v, func(s string) string { longest = max(longest, len(s)); return s })
 	var best []byte
 	lo, hi := 0, longest // find the largest cut length that fits
 	for lo <= hi {
 		mid := lo + (hi-lo)/2
-		out, err := json.Marshal(cutStrings(v, mid))
+		out, err := json.Marshal(cut(mid))
 		if err == nil && len(out) <= limit {
 			best, lo = out, mid+1
 		} else {

@@ -68,6 +68,9 @@ func encodeMessage(e events.Event) json.RawMessage {
 // add folds in event at; msg is encodeMessage(e), max bounds the bytes of
 // the messages kept.
 func (c *conversation) add(at uint64, e events.Event, msg json.RawMessage, max int) {
+	if len(events.EnvelopeOf(e).Path) > 0 {
+		return // a nested run's events stream live; the snapshot is the top-level run's
+	}
 	c.inflight.Add(e)
 	switch e := e.(type) {
 	case events.AgentStart:

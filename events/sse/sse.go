@@ -11,6 +11,11 @@
 // reconnects resumes where it was (Broker.ServeHTTP says how). Package
 // webchat adds a chat page, and the Guard that keeps a local page to its
 // owner.
+//
+// Version 2 of the wire form carries each event's envelope: its place in
+// its run, its path (a nested run's events stream live but are not folded
+// into the snapshot), its model attempt (a superseded attempt's text is
+// dropped); see events.Envelope.
 package sse
 
 import (

@@ -88,6 +88,16 @@ func (p *Printer) Handle(_ context.Context, e events.Event) {
 	defer p.mu.Unlock()
 	switch e := e.(type) {
 	case events.MessageUpdate:
+		if e.Stream.Type == providers.StreamStart && e.Attempt > 0 {
+			// The model was retried or failed over: what was printed of
+			// the answer so far is superseded (events.Envelope.Attempt).
+			p.endText()
+			model := ""
+			if m := e.Stream.Partial(); m != nil && m.Model != "" {
+				model = ", " + m.Model
+			}
+			fmt.Fprintf(p.w, "  [the answer above is dropped; it starts again (attempt %d%s)]\n", e.Attempt+1, model)
+		}
 		switch e.Stream.Type {
 		case providers.StreamThinkingDelta:
 			if p.opts.HideThinking || e.Stream.Delta == "" {

@@ -41,6 +41,28 @@ func TestPrinter(t *testing.T) {
 	}
 }
 
+// TestPrinterMarksANewAttempt: when the model's answer starts over (a
+// retry or a failover), the printer says the text above is dropped and
+// prints the new attempt's text on a line of its own.
+func TestPrinterMarksANewAttempt(t *testing.T) {
+	var out strings.Builder
+	p := term.New(&out)
+	ctx := context.Background()
+	first := kit.NewBuilder(providers.Model{ID: "m1"})
+	first.Start()
+	first.TextStart()
+	p.Handle(ctx, events.MessageUpdate{Stream: first.TextDelta("half an ans")})
+	second := kit.NewBuilder(providers.Model{ID: "m2"})
+	again := events.Envelope{Seq: events.Seq{N: 3, Sub: 1}, Attempt: 1}
+	p.Handle(ctx, events.MessageUpdate{Envelope: again, Stream: second.Start()})
+	second.TextStart()
+	p.Handle(ctx, events.MessageUpdate{Stream: second.TextDelta("Whole."), Envelope: events.Envelope{Seq: events.Seq{N: 3, Sub: 3}, Attempt: 1}})
+	want := "assistant: half an ans\n  [the answer above is dropped; it starts again (attempt 2, m2)]\nassistant: Whole."
+	if got := out.String(); got != want {
+		t.Fatalf("got\n%q\nwant\n%q", got, want)
+	}
+}
+
 func Example() {
 	p := term.New(os.Stdout)
 	ctx := context.Background()

@@ -59,6 +59,11 @@ func Play(s Scenario) ([]any, error) {
 	prompt := providers.UserMessage{Content: []providers.Content{providers.Text{Text: s.Prompt}}}
 	_, err := loop.Run(ctx, []providers.Message{prompt}, loop.Conversation{SystemPrompt: s.SystemPrompt, Tools: toolset}, cfg,
 		func(_ context.Context, e events.Event) {
+			// Every event is numbered without gaps (events.Seq); the
+			// envelope is ours, so the trace leaves it out.
+			if err := p.seq.Check(e); err != nil && p.seqErr == nil {
+				p.seqErr = err
+			}
 			switch e.(type) {
 			case events.TurnEnd:
 				p.mu.Lock()
@@ -76,6 +81,9 @@ func Play(s Scenario) ([]any, error) {
 	var failed *loop.RunError // a failed or aborted run is part of the trace
 	if err != nil && !errors.As(err, &failed) {
 		return nil, err
+	}
+	if p.seqErr != nil {
+		return nil, p.seqErr
 	}
 	sort.Slice(p.executed, func(i, j int) bool { return p.executed[i].ID < p.executed[j].ID })
 	calls := make([]any, len(p.executed))
@@ -107,6 +115,8 @@ type player struct {
 	mu         sync.Mutex
 	turnsEnded int
 	trace      []any
+	seq        events.SeqCheck // the run's numbering, checked event by event
+	seqErr     error
 	executed   []execution
 	clock      clock // the scripted tools' time
 	// order holds each call's raw arguments, to write $args with the

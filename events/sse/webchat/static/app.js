@@ -11,6 +11,7 @@ const input = document.getElementById("input");
 
 let epoch = "", lastSeq = 0; // events of this epoch at or below lastSeq were already applied
 let bubble = null;         // the assistant message being streamed
+let attempt = 0;           // the model attempt the bubble shows (a later one starts it over)
 let unshown = "";          // streamed text not yet on the page (shown once a frame)
 let toolsBox = null;       // the tool cards of the current turn
 const cards = new Map();   // toolCallId -> card element
@@ -41,6 +42,7 @@ const handlers = {
     if (e.message.role === "assistant") {
       bubble = log.appendChild(el("div", "msg assistant"));
       bubble.dataset.streaming = "true";
+      attempt = e.attempt || 0;
     }
   },
   message_update(e) {
@@ -48,7 +50,17 @@ const handlers = {
     // once a frame however many arrive (appending each alone would lay the
     // whole text out again for every piece).
     const d = e.assistantMessageEvent;
-    if (!bubble || !d || d.type !== "text_delta") return;
+    if (!bubble || !d) return;
+    const a = e.attempt || 0;
+    if (a < attempt) return; // a superseded attempt's late delta
+    if (a > attempt) {
+      // The model was retried or failed over: drop what the earlier
+      // attempt streamed.
+      attempt = a;
+      bubble.textContent = "";
+      unshown = "";
+    }
+    if (d.type !== "text_delta") return;
     if (!unshown) requestAnimationFrame(showStreamed);
     unshown += d.delta;
   },
@@ -74,6 +86,7 @@ const handlers = {
     cards.clear();
     bubble = null;
     unshown = "";
+    attempt = 0;
     toolsBox = null;
     if (e.omitted) log.appendChild(el("div", "msg assistant error",
       e.omitted === 1 ? "(1 earlier message is no longer kept)" : "(" + e.omitted + " earlier messages are no longer kept)"));
@@ -159,7 +172,11 @@ function connect() {
         epoch = e;
         lastSeq = seq;
       }
-      handlers[name](JSON.parse(msg.data));
+      const data = JSON.parse(msg.data);
+      // A nested run's events (a child agent's, "path" naming the calls
+      // that led to it) are not shown yet: they would mix into this run's.
+      if (data.path && data.path.length) return;
+      handlers[name](data);
     });
   }
   // A gap (events this page missed are no longer kept) is always followed
