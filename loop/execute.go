@@ -68,10 +68,12 @@ func (r *run) runParallel(a providers.AssistantMessage, calls, prepared []*call)
 // stack does not cost a stack copy.
 func (r *run) execute(a providers.AssistantMessage, c *call) {
 	if err := r.runBody(c); err != nil {
-		c.failWith(err, r.ctx.Err() != nil)
+		r.failWith(c, err)
 	}
-	if r.cfg.AfterToolCall != nil {
-		r.after(a, c)
+	for _, hook := range r.h.after {
+		if !r.after(hook, a, c) {
+			break
+		}
 	}
 	r.capResult(c)
 }
@@ -80,8 +82,10 @@ func (r *run) execute(a providers.AssistantMessage, c *call) {
 // it carries (tools.ResultError), or its text. The outcome is timeout when
 // the body passed its own timeout, aborted when the run was cancelled by
 // the time the body gave up (the model still reads the body's own words),
-// failed otherwise.
-func (c *call) failWith(err error, cancelled bool) {
+// failed otherwise. A panic's result carries the panic and its stack in
+// its details, and they are logged.
+func (r *run) failWith(c *call, err error) {
+	cancelled := r.ctx.Err() != nil
 	how := events.OutcomeFailed
 	switch {
 	case errors.Is(err, errTimedOut):
@@ -94,6 +98,9 @@ func (c *call) failWith(err error, cancelled bool) {
 		return
 	}
 	c.fail(how, err.Error())
+	if pe := (*tools.PanicError)(nil); errors.As(err, &pe) {
+		c.result.Details = r.panicked(c, pe)
+	}
 }
 
 // errTimedOut marks a body that passed its timeout.
@@ -140,25 +147,26 @@ func (r *run) updater(c *call) func(tools.Result) {
 // tools.ReportProgress); panics come back as errors from Run.
 func (r *run) runBody(c *call) (err error) {
 	defer c.updates.settle()
-	timeout := c.tool.Timeout()
-	if timeout == 0 {
-		timeout = r.cfg.ToolTimeout
-	}
+	timeout, set := r.timeout(c.tool)
 	ctx := r.ctx
-	if r.cfg.StepContext != nil {
-		ctx = r.cfg.StepContext(ctx, Step{Kind: StepTool, Model: r.cfg.Model, Call: c.tc})
+	if !set {
+		ctx = r.deadlines.get(r.ctx, timeout)
 	}
+	ctx = r.stepContext(ctx, Step{Kind: StepTool, Model: r.cfg.Model, Call: c.tc})
 	ctx = tools.WithCall(ctx, c.tc.ID, r.updater(c))
-	if timeout > 0 {
+	if set && timeout > 0 {
 		return r.runBodyWithin(ctx, c, timeout)
 	}
 	c.result, err = c.inv.Run(ctx)
+	if err != nil && !set && r.ctx.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return timedOut(c.tc.Name, timeout) // it gave up at the default timeout
+	}
 	return err
 }
 
 // runBodyWithin runs the body on its own goroutine, so that a body that
-// ignores cancellation cannot hold the run past its deadline. Its late
-// result is discarded when it finally returns.
+// ignores cancellation cannot hold the run past a timeout that was set.
+// Its late result is discarded when it finally returns.
 func (r *run) runBodyWithin(ctx context.Context, c *call, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -189,12 +197,12 @@ func (r *run) runBodyWithin(ctx context.Context, c *call, timeout time.Duration)
 	}
 }
 
-// after applies the after-call hook's overrides; a failing hook turns the
-// call into an error result.
-func (r *run) after(a providers.AssistantMessage, c *call) {
+// after applies one after-call hook's overrides and reports whether the
+// next hook may run; a failing hook turns the call into an error result.
+func (r *run) after(hook func(context.Context, AfterCall) (AfterResult, error), a providers.AssistantMessage, c *call) bool {
 	o, err := func() (o AfterResult, err error) {
-		defer recoverTo(&err)
-		return r.cfg.AfterToolCall(r.ctx, AfterCall{Assistant: a, Call: c.tc, Args: c.inv.Args(),
+		defer r.recoverHook("AfterToolCall", &err)
+		return hook(r.ctx, AfterCall{Assistant: a, Call: c.tc, Args: c.inv.Args(),
 			Result: c.result, IsError: c.isError, Conversation: r.c})
 	}()
 	if err != nil {
@@ -203,7 +211,7 @@ func (r *run) after(a providers.AssistantMessage, c *call) {
 			how = events.OutcomeAborted
 		}
 		c.fail(how, err.Error())
-		return
+		return false
 	}
 	if o.Content != nil {
 		c.result.Content = o.Content
@@ -220,4 +228,5 @@ func (r *run) after(a providers.AssistantMessage, c *call) {
 	if o.IsError != nil && *o.IsError != c.isError {
 		c.isError, c.outcome = *o.IsError, "" // the outcome follows the hook's word
 	}
+	return true
 }

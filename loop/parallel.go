@@ -17,8 +17,8 @@ import (
 func (r *run) runTogether(a providers.AssistantMessage, prepared []*call) {
 	var g errgroup.Group
 	inline := prepared[len(prepared)-1]
-	if r.cfg.MaxParallelTools > 0 {
-		g.SetLimit(r.cfg.MaxParallelTools)
+	if r.cfg.Limits.MaxParallelTools > 0 {
+		g.SetLimit(r.cfg.Limits.MaxParallelTools)
 		inline = nil
 	}
 	for _, c := range prepared {

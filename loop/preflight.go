@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -112,7 +113,7 @@ func (r *run) prepare(a providers.AssistantMessage, c *call) (refused *call) {
 // received, indented, and arguments within MaxArgumentBytes, nested deep,
 // can make it a hundred times their size.
 func (r *run) capRefusal(c *call) {
-	max := limit(r.cfg.MaxResultBytes, DefaultMaxResultBytes)
+	max := limit(r.cfg.Limits.MaxResultBytes, DefaultMaxResultBytes)
 	if len(c.result.Content) == 1 {
 		if t, ok := c.result.Content[0].(providers.Text); ok && len(t.Text) > max {
 			c.result.Content = []providers.Content{providers.Text{Text: quote.Excerpt(t.Text, max)}}
@@ -148,9 +149,10 @@ func (r *run) preflight(a providers.AssistantMessage, c *call) (refused *call) {
 	if err != nil {
 		return c.fail(events.OutcomeInvalid, err.Error())
 	}
-	// Does policy allow the call?
-	if r.cfg.BeforeToolCall != nil {
-		decision, err := r.before(a, c, inv)
+	// Does policy allow the call? Each hook sees the previous one's
+	// arguments; the first "no" wins.
+	for _, hook := range r.h.before {
+		decision, err := r.before(hook, a, c, inv)
 		switch {
 		case err != nil: // as in the reference, a failing hook's message wins
 			if r.ctx.Err() != nil { // though it failed because the run was cancelled
@@ -192,18 +194,11 @@ func argumentBytes(tc providers.ToolCall) int {
 	return jsonSize(tc.Arguments, int(^uint(0)>>1))
 }
 
-// before calls the policy hook with a copy of the arguments; a panic is an
+// before calls one policy hook with a copy of the arguments; a panic is an
 // error.
-func (r *run) before(a providers.AssistantMessage, c *call, inv *tools.Invocation) (res BeforeResult, err error) {
-	defer recoverTo(&err)
-	return r.cfg.BeforeToolCall(r.ctx, BeforeCall{Assistant: a, Call: c.tc, Args: inv.Args(), Conversation: r.c})
-}
-
-// recoverTo turns a panic into an error "panic: VALUE" in *err.
-func recoverTo(err *error) {
-	if p := recover(); p != nil {
-		*err = fmt.Errorf("panic: %v", p)
-	}
+func (r *run) before(hook func(context.Context, BeforeCall) (BeforeResult, error), a providers.AssistantMessage, c *call, inv *tools.Invocation) (res BeforeResult, err error) {
+	defer r.recoverHook("BeforeToolCall", &err)
+	return hook(r.ctx, BeforeCall{Assistant: a, Call: c.tc, Args: inv.Args(), Conversation: r.c})
 }
 
 // executeToolCalls runs one assistant message's tool calls and returns
@@ -248,16 +243,13 @@ func (r *run) executeToolCalls(a providers.AssistantMessage) ([]providers.ToolRe
 // markRefusals refuses the calls a message may not make: those past
 // MaxToolCalls, and a call whose id an earlier call of the message has.
 func (r *run) markRefusals(calls []*call) {
-	max := r.cfg.MaxToolCalls
-	if max == 0 {
-		max = DefaultMaxToolCalls
-	}
+	max := limit(r.cfg.Limits.MaxToolCalls, DefaultMaxToolCalls)
 	var seen map[string]bool // only for long messages; short ones compare pairs
 	if len(calls) > 16 {
 		seen = make(map[string]bool, len(calls))
 	}
 	for i, c := range calls {
-		if max > 0 && i >= max {
+		if i >= max {
 			c.refusal = tooManyCallsText(c.tc.Name, len(calls), max)
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -353,18 +354,29 @@ func (inv *Invocation) Args() map[string]any {
 }
 
 // Run runs the tool's body once, with the checked arguments, and returns
-// its result. A panic in the body is returned as an error "panic: VALUE".
+// its result. A panic in the body is returned as a *PanicError, whose text
+// is "panic: VALUE" and which keeps the stack.
 // The tool's Timeout is the caller's to apply (the loop does); give ctx
 // the call with [WithCall] so the body can read its id and report
 // progress.
 func (inv *Invocation) Run(ctx context.Context) (res Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			res, err = Result{}, fmt.Errorf("panic: %v", p)
+			res, err = Result{}, &PanicError{Value: p, Stack: debug.Stack()}
 		}
 	}()
 	return inv.tool.run(ctx, inv.bound)
 }
+
+// PanicError is the error of a body that panicked (Invocation.Run). Its
+// text, which the model reads, is "panic: VALUE"; the stack is for the
+// developer (the loop logs it and keeps it in the result's details).
+type PanicError struct {
+	Value any    // what the body panicked with
+	Stack []byte // the body's goroutine's stack at the panic
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
 
 // toResult turns a body's output into a Result; see Func.
 func toResult[Out any](out Out) (Result, error) {
