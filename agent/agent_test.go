@@ -380,10 +380,12 @@ func TestShouldStopAfterTurnForwarded(t *testing.T) {
 	p := faux.New(faux.Reply(faux.Call("c1", "t", map[string]any{"label": "x"})), faux.Reply(faux.Text("never")))
 	var seen string
 	a := mustNew(Options{
-		Config: loop.Config{Provider: p, Model: model, ShouldStopAfterTurn: func(_ context.Context, turn loop.Turn) bool {
-			seen = roles(turn.Conversation.Messages)
-			return true
-		}},
+		Config: loop.Config{Provider: p, Model: model, Hooks: []loop.Hooks{{
+			ShouldStopAfterTurn: func(_ context.Context, turn loop.Turn) bool {
+				seen = roles(turn.Conversation.Messages)
+				return true
+			},
+		}}},
 		Tools: []*tools.Tool{tool},
 	})
 	if err := a.Prompt(context.Background(), "hi"); err != nil {

@@ -72,10 +72,9 @@ func run(ctx context.Context, out io.Writer, name string) error {
 	case ok:
 		provider, model = live, m
 	}
-	a, err := agent.New(agent.Options{Config: tracer.Instrument(loop.Config{Provider: provider, Model: model}), Tools: []*tools.Tool{weather}})
+	a, err := agent.New(agent.Options{Config: loop.Config{Provider: provider, Model: model, Hooks: []loop.Hooks{tracer.Hooks()}}, Tools: []*tools.Tool{weather}})
 	if err != nil {
 		return err
 	}
-	a.Subscribe(tracer.Handle)
 	return a.Prompt(ctx, "What's the weather in Oslo and Bergen?")
 }

@@ -151,7 +151,7 @@ func run(root string, in io.Reader, out io.Writer) error {
 		fmt.Fprintln(out, "policy: OPENAI_API_KEY is not set; a scripted model plays the assistant. Workspace:", abs)
 	}
 	a, err := agent.New(agent.Options{
-		Config:       loop.Config{Provider: provider, Model: model, BeforeToolCall: pol.Check},
+		Config:       loop.Config{Provider: provider, Model: model, Hooks: []loop.Hooks{{BeforeToolCall: pol.Check}}},
 		Tools:        []*tools.Tool{read, write, del},
 		SystemPrompt: "You manage files in the user's workspace.",
 	})
