@@ -79,8 +79,8 @@ type Config struct {
 	Label string
 	// Mode is Parallel (the default) or Sequential.
 	Mode Mode
-	// Timeout bounds one run of the body; zero means no limit of its own
-	// (the loop's ToolTimeout applies).
+	// Timeout bounds one run of the body; zero means none of its own (the
+	// loop's Limits.ToolTimeout applies), negative means no limit at all.
 	Timeout time.Duration
 	// PrepareArguments is an optional compatibility shim applied to a copy
 	// of the model's arguments before validation, for example to lift a
