@@ -6,10 +6,18 @@
 // Before any tool body runs, each call must pass, in order: the response
 // was not cut off by the token limit; the tool exists; its arguments
 // arrived whole and within bounds; they fit the schema after coercion; the
-// policy hook allows the call; the run is not cancelled. A "no" at any step
-// becomes an error result the model reads, never a failed run. The bodies
-// of the calls that pass run in parallel; each end event goes out as its
-// body finishes, and the results enter the transcript in call order.
+// policy hooks (Hooks.BeforeToolCall) allow the call; the run is not
+// cancelled. A "no" at any step becomes an error result the model reads,
+// never a failed run. The bodies of the calls that pass run in parallel;
+// each end event goes out as its body finishes, and the results enter the
+// transcript in call order.
+//
+// A Config says what to run, how far it may go ([Limits], whose zero value
+// is a set of finite defaults) and what it calls along the way ([Hooks]
+// bundles, composed in order, and a [Queue]):
+//
+//	cfg := loop.Config{Provider: p, Model: m, Hooks: []loop.Hooks{{BeforeToolCall: policy}}}
+//	msgs, err := loop.Run(ctx, prompts, loop.Conversation{Tools: ts}, cfg, handler)
 //
 // A run always ends with agent_end, and Run returns a [*RunError] when the
 // run ended without the model finishing: the model or provider failed, the

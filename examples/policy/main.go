@@ -49,7 +49,7 @@ type Policy struct {
 	mu    sync.Mutex
 }
 
-// Check is a loop.Config.BeforeToolCall. Every file tool's arguments
+// Check is a loop.Hooks.BeforeToolCall. Every file tool's arguments
 // have a path, which it reads as a pathArgs.
 func (p *Policy) Check(_ context.Context, c loop.BeforeCall) (loop.BeforeResult, error) {
 	args, err := tools.Decode[pathArgs](c.Args)
