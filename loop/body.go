@@ -43,7 +43,9 @@ func (r *run) runBody(c *call) (err error) {
 	if !set {
 		ctx = r.deadlines.get(r.ctx, timeout)
 	}
-	ctx = r.stepContext(ctx, Step{Kind: StepTool, Model: r.cfg.Model, Call: c.tc})
+	if ctx, err = r.stepContext(ctx, Step{Kind: StepTool, Model: r.cfg.Model, Call: c.tc}); err != nil {
+		return err
+	}
 	ctx = tools.WithCall(ctx, c.tc.ID, r.updater(c))
 	if set && timeout > 0 {
 		return r.runBodyWithin(ctx, c, timeout)

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -60,12 +61,26 @@ func gather(bundles []Hooks) hooks {
 	return h
 }
 
-// stepContext nests the bundles' step contexts, the first outermost.
-func (r *run) stepContext(ctx context.Context, s Step) context.Context {
-	for _, f := range r.h.step {
-		ctx = f(ctx, s)
+// stepContext nests the bundles' step contexts, the first outermost. A
+// hook that panics or returns nil is an error: the run cannot start, the
+// model call fails the run, the tool call gets an error result. (A tool's
+// step runs on its body's goroutine, where a panic must not escape.)
+func (r *run) stepContext(ctx context.Context, s Step) (_ context.Context, err error) {
+	if len(r.h.step) == 0 {
+		return ctx, nil
 	}
-	return ctx
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("loop: StepContext: %w", err)
+		}
+	}()
+	defer r.recoverHook("StepContext", &err)
+	for _, f := range r.h.step {
+		if ctx = f(ctx, s); ctx == nil {
+			return nil, errors.New("a hook returned a nil context")
+		}
+	}
+	return ctx, nil
 }
 
 // apiKey asks the GetAPIKey hooks in order for a key; "" when none has one.

@@ -220,3 +220,51 @@ func TestHookPanicIsLogged(t *testing.T) {
 		t.Fatalf("log:\n%s", logs.String())
 	}
 }
+
+// TestStepContextFaults: a StepContext hook that panics or returns nil
+// never escapes: at a tool step (on a body's goroutine, in a parallel
+// batch) the call gets an error result, at the model step the run fails,
+// at the run step Run returns an error before any event.
+func TestStepContextFaults(t *testing.T) {
+	for _, fault := range []string{"panic", "nil"} {
+		hook := func(at StepKind) Hooks {
+			return Hooks{StepContext: func(ctx context.Context, s Step) context.Context {
+				if s.Kind != at {
+					return ctx
+				}
+				if fault == "panic" {
+					panic("step exploded")
+				}
+				return nil
+			}}
+		}
+		t.Run(fault+" at a tool step", func(t *testing.T) {
+			p := faux.New(faux.Reply(faux.Call("a", "echo", map[string]any{"label": "1"}), faux.Call("b", "echo", map[string]any{"label": "2"})), faux.Reply())
+			msgs, _ := runLoop(t, context.Background(), p, []*tools.Tool{echoTool(t, "echo", nil)}, Config{Logger: slog.New(slog.DiscardHandler), Hooks: []Hooks{hook(StepTool)}})
+			for _, m := range msgs[2:4] {
+				if tr := m.(providers.ToolResultMessage); !tr.IsError || !strings.HasPrefix(tr.Text(), "loop: StepContext: ") {
+					t.Fatalf("result %q", tr.Text())
+				}
+			}
+		})
+		t.Run(fault+" at the model step", func(t *testing.T) {
+			p := faux.New(faux.Reply())
+			cfg := cfgFor(p)
+			cfg.Logger, cfg.Hooks = slog.New(slog.DiscardHandler), []Hooks{hook(StepModel)}
+			rec := &recorder{}
+			_, err := Run(context.Background(), []providers.Message{providers.NewUserText("go")}, Conversation{}, cfg, rec.sink)
+			var re *RunError
+			if !errors.As(err, &re) || !strings.Contains(err.Error(), "StepContext") || rec.types()[len(rec.types())-1] != "agent_end" {
+				t.Fatalf("err %v, events %v", err, rec.types())
+			}
+		})
+		t.Run(fault+" at the run step", func(t *testing.T) {
+			cfg := cfgFor(faux.New(faux.Reply()))
+			cfg.Logger, cfg.Hooks = slog.New(slog.DiscardHandler), []Hooks{hook(StepRun)}
+			rec := &recorder{}
+			if _, err := Run(context.Background(), []providers.Message{providers.NewUserText("go")}, Conversation{}, cfg, rec.sink); err == nil || len(rec.all()) != 0 {
+				t.Fatalf("err %v, %d events", err, len(rec.all()))
+			}
+		})
+	}
+}

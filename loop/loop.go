@@ -182,7 +182,10 @@ func newRun(ctx context.Context, conv Conversation, cfg Config, emit events.Hand
 		emit = func(context.Context, events.Event) {}
 	}
 	r := &run{cfg: cfg, h: gather(cfg.Hooks), sink: emit}
-	r.ctx = r.stepContext(ctx, Step{Kind: StepRun, Model: cfg.Model})
+	var err error
+	if r.ctx, err = r.stepContext(ctx, Step{Kind: StepRun, Model: cfg.Model}); err != nil {
+		return nil, err
+	}
 	if err := r.setConversation(conv); err != nil {
 		return nil, err
 	}

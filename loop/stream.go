@@ -55,7 +55,10 @@ func (r *run) streamAssistant() (providers.AssistantMessage, error) {
 	// The request is the run's, reused from call to call: a provider may
 	// not keep it past its sequence (see providers.Provider).
 	r.req = providers.Request{Model: r.cfg.Model, SystemPrompt: r.c.SystemPrompt, Messages: msgs, Tools: r.specs, Options: opts, Output: r.cfg.Output}
-	ctx := r.stepContext(r.ctx, Step{Kind: StepModel, Model: r.cfg.Model})
+	ctx, err := r.stepContext(r.ctx, Step{Kind: StepModel, Model: r.cfg.Model})
+	if err != nil {
+		return providers.AssistantMessage{}, err
+	}
 	seq, err := r.cfg.Provider.Stream(ctx, &r.req)
 	if err != nil {
 		return providers.AssistantMessage{}, fmt.Errorf("loop: provider: %w", err)
