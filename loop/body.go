@@ -14,7 +14,7 @@ import (
 	"github.com/agentloop/agentloop/tools"
 )
 
-// execute runs a prepared call's body and the after-call hook, leaving the
+// execute runs a prepared call's body and the after-call hooks, leaving the
 // outcome in c.
 //
 // Parallel bodies run on fresh goroutines, whose stacks start small: the
