@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentloop/agentloop/events"
@@ -122,50 +123,62 @@ func (e *timeoutError) Is(target error) bool { return target == errTimedOut }
 
 // deadlines hands the bodies under the default timeout d a context that
 // ends at least d and at most d+d/16 after they start: one context serves
-// every body that starts while its deadline is at least d away, so the
-// default costs a timer every d/16 of a run's time, not a timer (nor a
-// goroutine) per call. Bodies in parallel share it under its lock.
+// every body that starts while its deadline is more than d away, so the
+// default costs a timer every d/32 of a run's time, not a timer, a clock
+// reading or a goroutine per call. A body's fast path is one atomic load;
+// a timer marks the context stale d/32 after it was made (while its
+// deadline is still d+d/32 away, room for a late timer), and the next body
+// makes a new one.
 type deadlines struct {
-	mu    sync.Mutex
-	ctx   context.Context
-	renew time.Time // the last start ctx serves
-	live  []deadline
+	cur  atomic.Pointer[sharedDeadline]
+	mu   sync.Mutex        // held to make a new one
+	live []*sharedDeadline // until the run ends or their deadline passes
 }
 
-type deadline struct {
+type sharedDeadline struct {
 	ctx    context.Context
 	cancel context.CancelFunc
+	stale  atomic.Bool
+	timer  *time.Timer // marks it stale
 }
 
 func (dl *deadlines) get(parent context.Context, d time.Duration) context.Context {
-	now := time.Now()
+	if s := dl.cur.Load(); s != nil && !s.stale.Load() {
+		return s.ctx
+	}
 	dl.mu.Lock()
 	defer dl.mu.Unlock()
-	if dl.ctx != nil && !now.After(dl.renew) {
-		return dl.ctx
+	if s := dl.cur.Load(); s != nil && !s.stale.Load() {
+		return s.ctx
 	}
-	ctx, cancel := context.WithDeadline(parent, now.Add(d+d/16))
-	// A context whose deadline passed has released its timer; the others
-	// may still serve a body of this batch, so they stay until the run ends.
+	ctx, cancel := context.WithDeadline(parent, time.Now().Add(d+d/16))
+	s := &sharedDeadline{ctx: ctx, cancel: cancel}
+	s.timer = time.AfterFunc(d/32, func() { s.stale.Store(true) })
+	// A context whose deadline passed serves no body; the others may still
+	// serve one of this batch, so they stay until the run ends.
 	kept := dl.live[:0]
 	for _, l := range dl.live {
 		if l.ctx.Err() == nil {
 			kept = append(kept, l)
+		} else {
+			l.timer.Stop()
 		}
 	}
-	dl.live = append(kept, deadline{ctx, cancel})
-	dl.ctx, dl.renew = ctx, now.Add(d/16)
+	dl.live = append(kept, s)
+	dl.cur.Store(s)
 	return ctx
 }
 
-// release ends the contexts at the end of the run.
+// release ends the contexts and their timers at the end of the run.
 func (dl *deadlines) release() {
 	dl.mu.Lock()
 	defer dl.mu.Unlock()
 	for _, l := range dl.live {
+		l.timer.Stop()
 		l.cancel()
 	}
-	dl.live, dl.ctx = nil, nil
+	dl.live = nil
+	dl.cur.Store(nil)
 }
 
 // updates forwards a body's partial results as events until the body is

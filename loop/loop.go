@@ -265,6 +265,11 @@ func (r *run) refreshTools() {
 func (r *run) emit(e events.Event) {
 	r.emitMu.Lock()
 	defer r.emitMu.Unlock()
+	defer func() {
+		if p := recover(); p != nil {
+			r.handlerPanicked(p)
+		}
+	}()
 	switch e.(type) {
 	case events.AgentStart:
 		r.started = true
@@ -276,18 +281,27 @@ func (r *run) emit(e events.Event) {
 	for _, f := range r.h.onEvent {
 		r.deliver(f, e)
 	}
-	r.deliver(r.sink, e)
+	r.sink(r.ctx, e)
 }
 
-// deliver calls one handler, keeping the first panic.
+// deliver calls one OnEvent hook: a panic in it does not keep the event
+// from the hooks after it or the handler.
 func (r *run) deliver(h events.Handler, e events.Event) {
 	defer func() {
-		if p := recover(); p != nil && r.handlerP == nil {
-			r.handlerP = p
-			r.logger().Error("loop: an event handler panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		if p := recover(); p != nil {
+			r.handlerPanicked(p)
 		}
 	}()
 	h(r.ctx, e)
+}
+
+// handlerPanicked keeps the first panic of the handler or an OnEvent hook,
+// for the run's error, and logs each with its stack.
+func (r *run) handlerPanicked(p any) {
+	if r.handlerP == nil {
+		r.handlerP = p
+	}
+	r.logger().Error("loop: an event handler panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 }
 
 func (r *run) start() {
