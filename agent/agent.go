@@ -9,7 +9,11 @@
 // Subscribers see every event after the state has absorbed it.
 //
 //	a, err := agent.New(agent.Options{
-//		Config:       loop.Config{Provider: provider, Model: model, BeforeToolCall: policy},
+//		Config: loop.Config{
+//			Provider: provider,
+//			Model:    model,
+//			Hooks:    []loop.Hooks{{BeforeToolCall: policy}},
+//		},
 //		SystemPrompt: "You are a concise assistant.",
 //		Tools:        []*tools.Tool{weather},
 //	})
@@ -29,7 +33,6 @@ package agent
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"slices"
 	"sync"
 
@@ -59,11 +62,14 @@ const (
 // Options configure an Agent. Config.Provider and Config.Model are
 // required; everything else is optional.
 type Options struct {
-	// Config is the loop's configuration: provider, model, request
-	// options, hooks and limits. Its SteeringMessages and
-	// FollowUpMessages must be nil: the agent feeds the loop from its own
-	// queues (see Steer and FollowUp). A nil ConvertToLLM keeps user,
-	// assistant and tool-result messages (loop.StandardMessages).
+	// Config is the loop's configuration: what to run, its limits, its
+	// hook bundles, its logger (which also receives subscriber panics).
+	// The agent adds to it for each run and takes nothing away:
+	//   - its queues (Steer, FollowUp) feed the run first; Config.Queue,
+	//     if set, is polled after them and its messages follow theirs;
+	//   - when no bundle has a ConvertToLLM hook, a last bundle keeps user,
+	//     assistant and tool-result messages (loop.StandardMessages);
+	//   - Ask adds a bundle of its own after Config.Hooks.
 	loop.Config
 
 	SystemPrompt string
@@ -75,9 +81,6 @@ type Options struct {
 	// takes at a time; the default is one.
 	SteeringMode QueueMode
 	FollowUpMode QueueMode
-
-	// Logger receives subscriber panics; nil means slog.Default().
-	Logger *slog.Logger
 }
 
 // Agent owns a conversation and at most one active run. All methods are
@@ -119,20 +122,17 @@ type activeRun struct {
 }
 
 // New returns an idle Agent, or an error for options no run could use: no
-// provider, a tool not built by package tools, two tools of one name, or
-// steering or follow-up pollers of the caller's own.
+// provider, a tool not built by package tools, two tools of one name.
 func New(opts Options) (*Agent, error) {
-	switch {
-	case opts.Provider == nil:
+	if opts.Provider == nil {
 		return nil, loop.ErrNoProvider
-	case opts.SteeringMessages != nil || opts.FollowUpMessages != nil:
-		return nil, errors.New("agent: Options.SteeringMessages and FollowUpMessages must be nil; queue messages with Steer and FollowUp")
 	}
 	if err := loop.CheckTools(opts.Tools); err != nil {
 		return nil, err
 	}
 	a := &Agent{opts: opts, messages: slices.Clone(opts.Messages)}
 	a.opts.Tools = slices.Clone(opts.Tools)
+	a.opts.Hooks = slices.Clone(opts.Hooks)
 	a.opts.Messages = nil
 	a.bus.Logger = opts.Logger
 	return a, nil
@@ -261,25 +261,44 @@ func (a *Agent) start(ctx context.Context, skipFirstSteeringPoll bool) (*run, lo
 	o := a.opts
 	c := loop.Conversation{SystemPrompt: o.SystemPrompt, Messages: slices.Clip(slices.Clone(a.messages)), Tools: slices.Clone(o.Tools)}
 	cfg := o.Config
-	if cfg.ConvertToLLM == nil {
-		cfg.ConvertToLLM = loop.StandardMessages
+	cfg.Hooks = slices.Clip(cfg.Hooks) // the run's additions go to a copy
+	if !slices.ContainsFunc(cfg.Hooks, func(h loop.Hooks) bool { return h.ConvertToLLM != nil }) {
+		cfg.Hooks = append(cfg.Hooks, loop.Hooks{ConvertToLLM: loop.StandardMessages})
 	}
-	skip := skipFirstSteeringPoll
-	cfg.SteeringMessages = func(context.Context) []providers.Message {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		if skip {
-			skip = false
-			return nil
-		}
-		return drain(&a.steering, a.opts.SteeringMode)
-	}
-	cfg.FollowUpMessages = func(context.Context) []providers.Message {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		return drain(&a.followUp, a.opts.FollowUpMode)
-	}
+	cfg.Queue = &queue{a: a, skip: skipFirstSteeringPoll, next: o.Queue}
 	return r, c, cfg, nil
+}
+
+// queue feeds a run from the agent's queues (by their modes), then from
+// Options.Queue, if any. It is a loop.Queue.
+type queue struct {
+	a    *Agent
+	skip bool // the first steering poll: Continue took those messages
+	next loop.Queue
+}
+
+func (q *queue) Steering(ctx context.Context) []providers.Message {
+	if q.skip {
+		q.skip = false
+		return nil
+	}
+	q.a.mu.Lock()
+	out := drain(&q.a.steering, q.a.opts.SteeringMode)
+	q.a.mu.Unlock()
+	if q.next != nil {
+		out = append(out, q.next.Steering(ctx)...)
+	}
+	return out
+}
+
+func (q *queue) FollowUp(ctx context.Context) []providers.Message {
+	q.a.mu.Lock()
+	out := drain(&q.a.followUp, q.a.opts.FollowUpMode)
+	q.a.mu.Unlock()
+	if q.next != nil {
+		out = append(out, q.next.FollowUp(ctx)...)
+	}
+	return out
 }
 
 // finish drives the run to its end with the agent's handler, which folds

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -380,10 +381,12 @@ func TestShouldStopAfterTurnForwarded(t *testing.T) {
 	p := faux.New(faux.Reply(faux.Call("c1", "t", map[string]any{"label": "x"})), faux.Reply(faux.Text("never")))
 	var seen string
 	a := mustNew(Options{
-		Config: loop.Config{Provider: p, Model: model, ShouldStopAfterTurn: func(_ context.Context, turn loop.Turn) bool {
-			seen = roles(turn.Conversation.Messages)
-			return true
-		}},
+		Config: loop.Config{Provider: p, Model: model, Hooks: []loop.Hooks{{
+			ShouldStopAfterTurn: func(_ context.Context, turn loop.Turn) bool {
+				seen = roles(turn.Conversation.Messages)
+				return true
+			},
+		}}},
 		Tools: []*tools.Tool{tool},
 	})
 	if err := a.Prompt(context.Background(), "hi"); err != nil {
@@ -558,5 +561,43 @@ func TestRequestOptionsReachProvider(t *testing.T) {
 	reqs := p.Requests()
 	if reqs[0].Options.Reasoning != "low" || reqs[0].Options.MaxTokens != 100 || reqs[1].Options.Reasoning != "high" {
 		t.Fatalf("options %+v / %+v", reqs[0].Options, reqs[1].Options)
+	}
+}
+
+// outside is a loop.Queue of the caller's own: one follow-up, once.
+type outside struct{ sent bool }
+
+func (q *outside) Steering(context.Context) []providers.Message { return nil }
+
+func (q *outside) FollowUp(context.Context) []providers.Message {
+	if q.sent {
+		return nil
+	}
+	q.sent = true
+	return []providers.Message{providers.NewUserText("from outside")}
+}
+
+// TestOptionsQueueFollowsTheAgents: a Queue in the options is polled after
+// the agent's own queues, and its messages follow theirs; nothing in the
+// options is refused.
+func TestOptionsQueueFollowsTheAgents(t *testing.T) {
+	p := faux.New(faux.Reply(faux.Text("first")), faux.Reply(faux.Text("second")))
+	a := mustNew(Options{Config: loop.Config{Provider: p, Model: model, Queue: &outside{}}})
+	a.FollowUp(providers.NewUserText("from the agent"))
+	if err := a.Prompt(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := p.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model calls", len(reqs))
+	}
+	var texts []string
+	for _, m := range reqs[1].Messages {
+		if u, ok := m.(providers.UserMessage); ok {
+			texts = append(texts, providers.TextOf(u.Content))
+		}
+	}
+	if want := []string{"go", "from the agent", "from outside"}; !slices.Equal(texts, want) {
+		t.Fatalf("user messages %q, want %q", texts, want)
 	}
 }

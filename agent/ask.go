@@ -208,26 +208,28 @@ func (st *asking) configure(c *loop.Conversation, cfg *loop.Config) {
 		c.Tools = append(c.Tools, st.tool)
 		c.SystemPrompt = joinPrompt(c.SystemPrompt, toolAnswerPrompt(spec.Name))
 	}
-	stop, follow := cfg.ShouldStopAfterTurn, cfg.FollowUpMessages
-	cfg.ShouldStopAfterTurn = func(ctx context.Context, turn loop.Turn) bool {
-		if st.judge(ctx, turn) {
-			return true
-		}
-		return stop != nil && stop(ctx, turn)
+	cfg.Hooks = append(cfg.Hooks, loop.Hooks{ShouldStopAfterTurn: st.judge})
+	cfg.Queue = &askQueue{st: st, next: cfg.Queue}
+}
+
+// askQueue puts the correction of an answer that did not fit before the
+// follow-ups of the queue it wraps (the agent's).
+type askQueue struct {
+	st   *asking
+	next loop.Queue
+}
+
+func (q *askQueue) Steering(ctx context.Context) []providers.Message { return q.next.Steering(ctx) }
+
+func (q *askQueue) FollowUp(ctx context.Context) []providers.Message {
+	q.st.mu.Lock()
+	fix := q.st.fix
+	q.st.fix = nil
+	q.st.mu.Unlock()
+	if fix != nil {
+		return []providers.Message{fix}
 	}
-	cfg.FollowUpMessages = func(ctx context.Context) []providers.Message {
-		st.mu.Lock()
-		fix := st.fix
-		st.fix = nil
-		st.mu.Unlock()
-		if fix != nil {
-			return []providers.Message{fix}
-		}
-		if follow != nil {
-			return follow(ctx)
-		}
-		return nil
-	}
+	return q.next.FollowUp(ctx)
 }
 
 func joinPrompt(a, b string) string {

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/agentloop/agentloop/loop"
 	"strings"
 	"testing"
 
@@ -101,5 +102,29 @@ func TestAskGivesUp(t *testing.T) {
 	}
 	if reqs[0].Output == nil || !strings.Contains(string(reqs[0].Output.Schema), `"total"`) {
 		t.Fatalf("the native request carries no schema: %+v", reqs[0].Output)
+	}
+}
+
+// TestAskKeepsTheCallersBundles: Ask adds a bundle of its own; the
+// caller's hooks still see every turn, and the caller's options are the
+// same after it.
+func TestAskKeepsTheCallersBundles(t *testing.T) {
+	p := faux.New(faux.Reply(faux.Call("a", "final_answer", map[string]any{"number": "INV-7"})),
+		faux.Reply(faux.Call("b", "final_answer", map[string]any{"number": "INV-7", "total": 1.0, "paid": true})))
+	turns := 0
+	a := mustNew(Options{Config: loop.Config{Provider: p, Model: model, Hooks: []loop.Hooks{{
+		ShouldStopAfterTurn: func(context.Context, loop.Turn) bool { turns++; return false },
+	}}}})
+	if _, err := AskWith[invoice](context.Background(), a, "Which invoice?", AskOptions{Mode: AskTool}); err != nil {
+		t.Fatal(err)
+	}
+	if turns != 2 {
+		t.Fatalf("the caller's hook saw %d turns, want 2", turns)
+	}
+	a.mu.Lock()
+	n := len(a.opts.Hooks)
+	a.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("the agent's options hold %d bundles after Ask, want 1", n)
 	}
 }

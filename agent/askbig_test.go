@@ -286,8 +286,7 @@ func TestAskToolMisfitBounded(t *testing.T) {
 	}
 	p := &bulky{replies: []providers.AssistantMessage{
 		{Content: []providers.Content{providers.ToolCall{ID: "a", Name: "final_answer", RawArguments: raw, Arguments: args}}}}}
-	a := mustNew(Options{Config: loop.Config{Provider: p, Model: model, MaxResultBytes: 16 << 10,
-		RequestOptions: providers.RequestOptions{MaxArgumentBytes: 128 << 10}}})
+	a := mustNew(Options{Config: loop.Config{Provider: p, Model: model, RequestOptions: providers.RequestOptions{MaxArgumentBytes: 128 << 10}, Limits: loop.Limits{MaxResultBytes: 16 << 10}}})
 	_, err := AskWith[invoice](context.Background(), a, "?", AskOptions{Mode: AskTool, MaxAttempts: 2})
 	sent := p.sent()
 	var ae *AnswerError

@@ -39,7 +39,7 @@ func Example() {
 		return loop.BeforeResult{}, nil
 	}
 	a, err := agent.New(agent.Options{
-		Config: loop.Config{Provider: model, Model: providers.Model{ID: "scripted", Provider: "faux"}, BeforeToolCall: noNegatives},
+		Config: loop.Config{Provider: model, Model: providers.Model{ID: "scripted", Provider: "faux"}, Hooks: []loop.Hooks{{BeforeToolCall: noNegatives}}},
 		Tools:  []*tools.Tool{add},
 	})
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 
 func TestPanickingSubscriber(t *testing.T) {
 	var logs bytes.Buffer
-	a := mustNew(Options{Config: loop.Config{Provider: faux.New(faux.Reply(faux.Text("ok"))), Model: model}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	a := mustNew(Options{Config: loop.Config{Provider: faux.New(faux.Reply(faux.Text("ok"))), Model: model, Logger: slog.New(slog.NewTextHandler(&logs, nil))}})
 	a.Subscribe(func(_ context.Context, e events.Event) {
 		if e.Type() == events.TypeTurnStart {
 			panic("subscriber bug")
@@ -82,11 +82,13 @@ func TestHookBlockedUntilCancelled(t *testing.T) {
 	}))
 	inHook := make(chan struct{})
 	a := mustNew(Options{
-		Config: loop.Config{Provider: faux.New(faux.Reply(faux.Call("a", "t", map[string]any{"label": "x"}))), Model: model, BeforeToolCall: func(ctx context.Context, _ loopBefore) (loopResult, error) {
-			close(inHook)
-			<-ctx.Done()
-			return loopResult{}, nil
-		}},
+		Config: loop.Config{Provider: faux.New(faux.Reply(faux.Call("a", "t", map[string]any{"label": "x"}))), Model: model, Hooks: []loop.Hooks{{
+			BeforeToolCall: func(ctx context.Context, _ loopBefore) (loopResult, error) {
+				close(inHook)
+				<-ctx.Done()
+				return loopResult{}, nil
+			},
+		}}},
 		Tools: []*tools.Tool{tool},
 	})
 	done := make(chan error)

@@ -83,10 +83,11 @@ func TestRefusalCap(t *testing.T) {
 	blocked := faux.Call("c", "echo", map[string]any{"label": "block me"})
 	small := faux.Call("d", "echo", map[string]any{"label": map[string]any{"x": 1.0}})
 	p := &parsedOnly{calls: []providers.ToolCall{deep, notObject, blocked, small}}
-	cfg := Config{MaxResultBytes: maxResult, RequestOptions: providers.RequestOptions{MaxArgumentBytes: 128 << 10},
+	cfg := Config{RequestOptions: providers.RequestOptions{MaxArgumentBytes: 128 << 10}, Limits: Limits{MaxResultBytes: maxResult}, Hooks: []Hooks{{
 		BeforeToolCall: func(_ context.Context, c BeforeCall) (BeforeResult, error) {
 			return BeforeResult{Block: c.Call.ID == "c", Reason: "no: " + strings.Repeat("r", 100000) + " end"}, nil
-		}}
+		},
+	}}}
 	echo := echoTool(t, "echo", nil)
 	msgs, _ := runLoop(t, context.Background(), p, []*tools.Tool{echo}, cfg)
 	for i, want := range []struct{ head, tail string }{

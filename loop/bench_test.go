@@ -49,7 +49,7 @@ func benchTurns(b *testing.B, k int) {
 	const n = 100
 	b.ReportAllocs()
 	for b.Loop() {
-		cfg := Config{Provider: &turns{n: n, k: k}}
+		cfg := Config{Provider: &turns{n: n, k: k}, Limits: Limits{MaxTurns: n + 1}}
 		_, err := Run(context.Background(), []providers.Message{providers.NewUserText("go")}, Conversation{Tools: []*tools.Tool{read}}, cfg, nil)
 		if err != nil {
 			b.Fatal(err)

@@ -42,8 +42,8 @@ type CompactOutput struct {
 
 // The causes of a run stopped by a budget (RunError.Err).
 var (
-	ErrTokenBudget = fmt.Errorf("loop: the run reached Config.MaxRunTokens")
-	ErrCostBudget  = fmt.Errorf("loop: the run reached Config.MaxRunCost")
+	ErrTokenBudget = fmt.Errorf("loop: the run reached Limits.MaxRunTokens")
+	ErrCostBudget  = fmt.Errorf("loop: the run reached Limits.MaxRunCost")
 )
 
 // compact runs the Compactor, storing and publishing what it asks, and
@@ -74,11 +74,12 @@ func (r *run) spend(u providers.Usage) error {
 	r.spent.Input += u.Input + u.CacheRead + u.CacheWrite
 	r.spent.Output += u.Output
 	r.spent.Cost.Total += u.Cost.Total
+	maxTokens, maxCost := limit(r.cfg.Limits.MaxRunTokens, DefaultMaxRunTokens), r.cfg.Limits.MaxRunCost
 	switch tokens := r.spent.Input + r.spent.Output; {
-	case r.cfg.MaxRunTokens > 0 && tokens >= r.cfg.MaxRunTokens:
-		return fmt.Errorf("%w (%d tokens of %d)", ErrTokenBudget, tokens, r.cfg.MaxRunTokens)
-	case r.cfg.MaxRunCost > 0 && r.spent.Cost.Total >= r.cfg.MaxRunCost:
-		return fmt.Errorf("%w ($%.4f of $%.4f)", ErrCostBudget, r.spent.Cost.Total, r.cfg.MaxRunCost)
+	case tokens >= maxTokens:
+		return fmt.Errorf("%w (%d tokens of %d)", ErrTokenBudget, tokens, maxTokens)
+	case maxCost > 0 && r.spent.Cost.Total >= maxCost:
+		return fmt.Errorf("%w ($%.4f of $%.4f)", ErrCostBudget, r.spent.Cost.Total, maxCost)
 	}
 	return nil
 }

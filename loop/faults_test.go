@@ -90,7 +90,7 @@ func TestResourceCaps(t *testing.T) {
 	big := faux.Call("c2", "huge", map[string]any{"label": strings.Repeat("y", 3000)})
 	big.RawArguments = `{"label":"` + strings.Repeat("y", 3000) + `"}`
 	p := faux.New(faux.Reply(faux.Call("c1", "huge", map[string]any{"label": "x"}), big), faux.Reply())
-	msgs, _ := runLoop(t, context.Background(), p, []*tools.Tool{huge}, Config{MaxResultBytes: 4096, RequestOptions: providers.RequestOptions{MaxArgumentBytes: 2048}})
+	msgs, _ := runLoop(t, context.Background(), p, []*tools.Tool{huge}, Config{RequestOptions: providers.RequestOptions{MaxArgumentBytes: 2048}, Limits: Limits{MaxResultBytes: 4096}})
 	if tr := msgs[2].(providers.ToolResultMessage); !tr.IsError || !strings.Contains(tr.Text(), "5016 bytes of content, more than the limit of 4096") {
 		t.Fatalf("oversized result: %q", tr.Text())
 	}
@@ -99,7 +99,7 @@ func TestResourceCaps(t *testing.T) {
 	}
 	// Negative means no cap.
 	p = faux.New(faux.Reply(faux.Call("c1", "huge", map[string]any{"label": "x"})), faux.Reply())
-	msgs, _ = runLoop(t, context.Background(), p, []*tools.Tool{huge}, Config{MaxResultBytes: -1})
+	msgs, _ = runLoop(t, context.Background(), p, []*tools.Tool{huge}, Config{Limits: Limits{MaxResultBytes: -1}})
 	if tr := msgs[2].(providers.ToolResultMessage); tr.IsError {
 		t.Fatalf("uncapped result refused: %q", tr.Text())
 	}
@@ -122,14 +122,16 @@ func TestIsolation(t *testing.T) {
 		}))
 	p := faux.New(faux.Reply(faux.Call("c1", "raw", map[string]any{"label": "orig"}), faux.Call("c2", "nope", nil), faux.Call("c3", "nope", nil)), faux.Reply())
 	cfg := Config{
-		BeforeToolCall: func(_ context.Context, c BeforeCall) (BeforeResult, error) {
-			mutate(c.Args)
-			return BeforeResult{}, nil
-		},
-		AfterToolCall: func(_ context.Context, c AfterCall) (AfterResult, error) {
-			mutate(c.Args)
-			return AfterResult{}, nil
-		},
+		Hooks: []Hooks{{
+			BeforeToolCall: func(_ context.Context, c BeforeCall) (BeforeResult, error) {
+				mutate(c.Args)
+				return BeforeResult{}, nil
+			},
+			AfterToolCall: func(_ context.Context, c AfterCall) (AfterResult, error) {
+				mutate(c.Args)
+				return AfterResult{}, nil
+			},
+		}},
 	}
 	msgs, rec := runLoop(t, context.Background(), p, []*tools.Tool{body}, cfg)
 	call := msgs[1].(providers.AssistantMessage).ToolCalls()[0]
@@ -205,8 +207,7 @@ func TestMessageLimits(t *testing.T) {
 		faux.Call("c4", "echo", map[string]any{"label": "4"}),
 		faux.Call("c5", "echo", map[string]any{"label": "5"}),
 	), faux.Reply()}}
-	msgs, _ := runLoop(t, context.Background(), p, []*tools.Tool{echo}, Config{MaxToolCalls: 5,
-		RequestOptions: providers.RequestOptions{MaxArgumentBytes: 1000}})
+	msgs, _ := runLoop(t, context.Background(), p, []*tools.Tool{echo}, Config{RequestOptions: providers.RequestOptions{MaxArgumentBytes: 1000}, Limits: Limits{MaxToolCalls: 5}})
 	want := []struct {
 		isError bool
 		text    string
@@ -240,7 +241,7 @@ func TestMaxTurns(t *testing.T) {
 	}
 	rec := &recorder{}
 	cfg := cfgFor(p)
-	cfg.MaxTurns = 3
+	cfg.Limits.MaxTurns = 3
 	msgs, err := Run(context.Background(), []providers.Message{providers.NewUserText("go")}, Conversation{Tools: []*tools.Tool{echoTool(t, "echo", nil)}}, cfg, rec.sink)
 	var re *RunError
 	if !errors.As(err, &re) || !errors.Is(err, ErrMaxTurns) || re.Message.StopReason != providers.StopReasonError {
@@ -254,7 +255,7 @@ func TestMaxTurns(t *testing.T) {
 	}
 	done := faux.New(faux.Reply(faux.Text("finished")))
 	cfg = cfgFor(done)
-	cfg.MaxTurns = 1
+	cfg.Limits.MaxTurns = 1
 	if _, err := Run(context.Background(), []providers.Message{providers.NewUserText("go")}, Conversation{}, cfg, nil); err != nil {
 		t.Fatalf("a model done at the limit: %v", err)
 	}

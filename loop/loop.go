@@ -6,10 +6,18 @@
 // Before any tool body runs, each call must pass, in order: the response
 // was not cut off by the token limit; the tool exists; its arguments
 // arrived whole and within bounds; they fit the schema after coercion; the
-// policy hook allows the call; the run is not cancelled. A "no" at any step
-// becomes an error result the model reads, never a failed run. The bodies
-// of the calls that pass run in parallel; each end event goes out as its
-// body finishes, and the results enter the transcript in call order.
+// policy hooks (Hooks.BeforeToolCall) allow the call; the run is not
+// cancelled. A "no" at any step becomes an error result the model reads,
+// never a failed run. The bodies of the calls that pass run in parallel;
+// each end event goes out as its body finishes, and the results enter the
+// transcript in call order.
+//
+// A Config says what to run, how far it may go ([Limits], whose zero value
+// is a set of finite defaults) and what it calls along the way ([Hooks]
+// bundles, composed in order, and a [Queue]):
+//
+//	cfg := loop.Config{Provider: p, Model: m, Hooks: []loop.Hooks{{BeforeToolCall: policy}}}
+//	msgs, err := loop.Run(ctx, prompts, loop.Conversation{Tools: ts}, cfg, handler)
 //
 // A run always ends with agent_end, and Run returns a [*RunError] when the
 // run ended without the model finishing: the model or provider failed, the
@@ -42,8 +50,8 @@ var (
 )
 
 // ErrMaxTurns is the cause (RunError.Err) of a run that reached
-// Config.MaxTurns with tool results still to answer.
-var ErrMaxTurns = errors.New("loop: the run reached Config.MaxTurns")
+// Limits.MaxTurns with tool results still to answer.
+var ErrMaxTurns = errors.New("loop: the run reached Limits.MaxTurns")
 
 // RunError reports a run that ended without the model finishing. Message
 // is the run's last message (its stop reason is error or aborted, and
@@ -147,6 +155,7 @@ func CheckTools(ts []*tools.Tool) error {
 type run struct {
 	ctx    context.Context
 	cfg    Config
+	h      hooks // cfg.Hooks, gathered by kind
 	sink   events.Handler
 	emitMu sync.Mutex
 	seq    uint64 // the last own event's number (events.Seq.N); under emitMu
@@ -163,14 +172,15 @@ type run struct {
 	// The run's new messages are r.c.Messages[newFrom:], until
 	// PrepareNextTurn replaces the conversation; from then on they are
 	// kept apart, in detached.
-	newFrom  int
-	detached []providers.Message
-	apart    bool
-	turns    int             // model calls made
-	spent    providers.Usage // the run's model calls' usage, for the budgets
-	started  bool            // agent_start was published
-	inTurn   bool            // a turn_start was published and its turn_end not yet
-	handlerP any             // the first panic of the event handler, if any
+	newFrom   int
+	detached  []providers.Message
+	apart     bool
+	turns     int             // model calls made
+	spent     providers.Usage // the run's model calls' usage, for the budgets
+	started   bool            // agent_start was published
+	inTurn    bool            // a turn_start was published and its turn_end not yet
+	handlerP  any             // the first panic of the event handler or an OnEvent hook, if any
+	deadlines deadlines       // the default tool timeout's contexts
 
 	stream  streamed                         // the response being consumed
 	scratch []*call                          // the call lists of the batch running; see lists
@@ -185,10 +195,11 @@ func newRun(ctx context.Context, conv Conversation, cfg Config, emit events.Hand
 	if emit == nil {
 		emit = func(context.Context, events.Event) {}
 	}
-	if cfg.StepContext != nil {
-		ctx = cfg.StepContext(ctx, Step{Kind: StepRun, Model: cfg.Model})
+	r := &run{cfg: cfg, h: gather(cfg.Hooks), sink: emit}
+	var err error
+	if r.ctx, err = r.stepContext(ctx, Step{Kind: StepRun, Model: cfg.Model}); err != nil {
+		return nil, err
 	}
-	r := &run{ctx: ctx, cfg: cfg, sink: emit}
 	if err := r.setConversation(conv); err != nil {
 		return nil, err
 	}
@@ -283,9 +294,10 @@ func (r *run) refreshTools() {
 	}
 }
 
-// emit publishes one event; it serializes the goroutines of parallel tool
-// bodies so the handler sees one total order. A panicking handler does not
-// stop the run: the run goes on, and ends with an error saying so.
+// emit publishes one event to the OnEvent hooks, then the handler; it
+// serializes the goroutines of parallel tool bodies so they see one total
+// order. A panicking handler or hook does not stop the run: the run goes
+// on, and ends with an error saying so.
 //
 // Every event gets its envelope here, under the lock, so the numbers
 // follow the order the handler sees (see seq.go).
@@ -298,8 +310,8 @@ func (r *run) publish(e events.Event, in, opens *stream) {
 	r.emitMu.Lock()
 	defer r.emitMu.Unlock()
 	defer func() {
-		if p := recover(); p != nil && r.handlerP == nil {
-			r.handlerP = p
+		if p := recover(); p != nil {
+			r.handlerPanicked(p)
 		}
 	}()
 	// A new variable, so that e, which does not escape, can stay on the
@@ -318,7 +330,30 @@ func (r *run) publish(e events.Event, in, opens *stream) {
 	if opens != nil {
 		*opens = stream{n: r.seq}
 	}
+	for _, f := range r.h.onEvent {
+		r.deliver(f, ev)
+	}
 	r.sink(r.ctx, ev)
+}
+
+// deliver calls one OnEvent hook: a panic in it does not keep the event
+// from the hooks after it or the handler.
+func (r *run) deliver(h events.Handler, e events.Event) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.handlerPanicked(p)
+		}
+	}()
+	h(r.ctx, e)
+}
+
+// handlerPanicked keeps the first panic of the handler or an OnEvent hook,
+// for the run's error, and logs each with its stack.
+func (r *run) handlerPanicked(p any) {
+	if r.handlerP == nil {
+		r.handlerP = p
+	}
+	r.logger().Error("loop: an event handler panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 }
 
 func (r *run) start() {
@@ -332,7 +367,9 @@ func (r *run) start() {
 // agent_end.
 func (r *run) guard(body func() error) (msgs []providers.Message, err error) {
 	defer func() {
+		r.deadlines.release()
 		if p := recover(); p != nil {
+			r.logger().Error("loop: the run panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			err = r.close(fmt.Errorf("loop: panic: %v\n%s", p, debug.Stack()))
 		}
 		if err == nil && r.handlerP != nil {
@@ -404,7 +441,7 @@ func (r *run) newMessages() []providers.Message {
 // loop is the main loop of SPEC §2.3: turns while there are tool results or
 // steering messages to answer, then follow-ups, then the end.
 func (r *run) loop() error {
-	pending := r.poll(r.cfg.SteeringMessages)
+	pending := r.steering()
 	first := true
 	for {
 		continueTools := true
@@ -438,26 +475,26 @@ func (r *run) loop() error {
 			}
 			r.emit(events.TurnEnd{Message: a, ToolResults: results})
 			turn := Turn{Message: a, ToolResults: results, Conversation: r.c, NewMessages: r.newMessages()}
-			if err := r.prepareNextTurn(turn); err != nil {
+			if err := r.prepareNextTurn(&turn); err != nil {
 				return err
 			}
-			if r.cfg.ShouldStopAfterTurn != nil && r.cfg.ShouldStopAfterTurn(r.ctx, turn) {
+			if r.shouldStop(turn) {
 				r.emit(events.AgentEnd{Messages: r.newMessages()})
 				return nil
 			}
 			if over := r.spend(a.Usage); over != nil && continueTools {
 				return r.close(over) // the results are stored; the model will not answer them
 			}
-			if r.cfg.MaxTurns > 0 && r.turns >= r.cfg.MaxTurns {
+			if r.turns >= limit(r.cfg.Limits.MaxTurns, DefaultMaxTurns) {
 				if continueTools { // the model has results to answer
 					return r.close(fmt.Errorf("%w (%d model calls)", ErrMaxTurns, r.turns))
 				}
 				r.emit(events.AgentEnd{Messages: r.newMessages()}) // done; queued messages wait
 				return nil
 			}
-			pending = r.poll(r.cfg.SteeringMessages)
+			pending = r.steering()
 		}
-		if pending = r.poll(r.cfg.FollowUpMessages); len(pending) == 0 {
+		if pending = r.followUp(); len(pending) == 0 {
 			break
 		}
 	}
@@ -465,21 +502,38 @@ func (r *run) loop() error {
 	return nil
 }
 
-func (r *run) poll(f func(context.Context) []providers.Message) []providers.Message {
-	if f == nil {
+func (r *run) steering() []providers.Message {
+	if r.cfg.Queue == nil {
 		return nil
 	}
-	return f(r.ctx)
+	return r.cfg.Queue.Steering(r.ctx)
 }
 
-func (r *run) prepareNextTurn(turn Turn) error {
-	if r.cfg.PrepareNextTurn == nil {
+func (r *run) followUp() []providers.Message {
+	if r.cfg.Queue == nil {
 		return nil
 	}
-	u, err := r.cfg.PrepareNextTurn(r.ctx, turn)
-	if err != nil {
-		return fmt.Errorf("loop: PrepareNextTurn: %w", err)
+	return r.cfg.Queue.FollowUp(r.ctx)
+}
+
+// prepareNextTurn runs the PrepareNextTurn hooks in order, applying each
+// update before the next hook sees the turn. turn is updated in place.
+func (r *run) prepareNextTurn(turn *Turn) error {
+	for _, f := range r.h.prepare {
+		u, err := f(r.ctx, *turn)
+		if err != nil {
+			return fmt.Errorf("loop: PrepareNextTurn: %w", err)
+		}
+		if err := r.update(u); err != nil {
+			return err
+		}
+		turn.Conversation, turn.NewMessages = r.c, r.newMessages()
 	}
+	return nil
+}
+
+// update applies one PrepareNextTurn hook's update.
+func (r *run) update(u TurnUpdate) error {
 	if u.Conversation != nil {
 		c := *u.Conversation
 		c.Messages = c.Messages[:len(c.Messages):len(c.Messages)]

@@ -167,18 +167,20 @@ func TestHookGetsCopyAndReplacementIsValidated(t *testing.T) {
 		faux.Call("replace", "echo", map[string]any{"label": "orig"}),
 		faux.Call("invalid", "echo", map[string]any{"label": "orig"}),
 	), faux.Reply())
-	cfg := Config{ToolExecution: tools.Sequential, BeforeToolCall: func(_ context.Context, c BeforeCall) (BeforeResult, error) {
-		args := c.Args
-		switch c.Call.ID {
-		case "mutate":
-			args["label"] = "mutated"
-			return BeforeResult{}, nil
-		case "replace":
-			return BeforeResult{Args: map[string]any{"label": 7}}, nil // coerced to "7"
-		default:
-			return BeforeResult{Args: map[string]any{"label": []any{}}}, nil
-		}
-	}}
+	cfg := Config{ToolExecution: tools.Sequential, Hooks: []Hooks{{
+		BeforeToolCall: func(_ context.Context, c BeforeCall) (BeforeResult, error) {
+			args := c.Args
+			switch c.Call.ID {
+			case "mutate":
+				args["label"] = "mutated"
+				return BeforeResult{}, nil
+			case "replace":
+				return BeforeResult{Args: map[string]any{"label": 7}}, nil // coerced to "7"
+			default:
+				return BeforeResult{Args: map[string]any{"label": []any{}}}, nil
+			}
+		},
+	}}}
 	msgs, rec := runLoop(t, context.Background(), p, []*tools.Tool{echo}, cfg)
 	if strings.Join(got, ",") != "mutate=orig,replace=7" {
 		t.Fatalf("bodies got %v", got)
@@ -205,21 +207,23 @@ func TestBlockAndAfterOverrides(t *testing.T) {
 	), faux.Reply())
 	yes := true
 	cfg := Config{
-		BeforeToolCall: func(_ context.Context, c BeforeCall) (BeforeResult, error) {
-			if c.Call.ID == "a" {
-				return BeforeResult{Block: true}, nil
-			}
-			return BeforeResult{}, nil
-		},
-		AfterToolCall: func(_ context.Context, c AfterCall) (AfterResult, error) {
-			switch c.Call.ID {
-			case "b":
-				return AfterResult{Content: []providers.Content{providers.Text{Text: "redacted"}}, IsError: &yes}, nil
-			case "c":
-				panic("after exploded")
-			}
-			return AfterResult{}, nil
-		},
+		Hooks: []Hooks{{
+			BeforeToolCall: func(_ context.Context, c BeforeCall) (BeforeResult, error) {
+				if c.Call.ID == "a" {
+					return BeforeResult{Block: true}, nil
+				}
+				return BeforeResult{}, nil
+			},
+			AfterToolCall: func(_ context.Context, c AfterCall) (AfterResult, error) {
+				switch c.Call.ID {
+				case "b":
+					return AfterResult{Content: []providers.Content{providers.Text{Text: "redacted"}}, IsError: &yes}, nil
+				case "c":
+					panic("after exploded")
+				}
+				return AfterResult{}, nil
+			},
+		}},
 	}
 	msgs, _ := runLoop(t, context.Background(), p, []*tools.Tool{echo}, cfg)
 	for i, want := range []string{"Tool execution was blocked", "redacted", "panic: after exploded"} {
@@ -322,11 +326,13 @@ func TestCancelDuringHook(t *testing.T) {
 			defer cancel()
 			echo := echoTool(t, "echo", nil)
 			p := faux.New(faux.Reply(faux.Call("a", "echo", map[string]any{"label": "1"}), faux.Call("b", "echo", map[string]any{"label": "2"})), faux.Reply())
-			cfg := Config{ToolExecution: mode, BeforeToolCall: func(hctx context.Context, c BeforeCall) (BeforeResult, error) {
-				cancel()
-				<-hctx.Done()
-				return BeforeResult{}, nil
-			}}
+			cfg := Config{ToolExecution: mode, Hooks: []Hooks{{
+				BeforeToolCall: func(hctx context.Context, c BeforeCall) (BeforeResult, error) {
+					cancel()
+					<-hctx.Done()
+					return BeforeResult{}, nil
+				},
+			}}}
 			msgs, rec := runLoop(t, ctx, p, []*tools.Tool{echo}, cfg)
 			if len(rec.ends()) != 1 || rec.ends()[0].ToolCallID != "a" {
 				t.Fatalf("ends %v", rec.ends())
@@ -416,7 +422,7 @@ func (failingProvider) Stream(context.Context, *providers.Request) (iter.Seq[pro
 func TestFailuresCloseTheRun(t *testing.T) {
 	prompt := []providers.Message{providers.NewUserText("go")}
 	panicking := cfgFor(faux.New(faux.Reply()))
-	panicking.ConvertToLLM = func(context.Context, []providers.Message) ([]providers.Message, error) { panic("convert exploded") }
+	panicking.Hooks = []Hooks{{ConvertToLLM: func(context.Context, []providers.Message) ([]providers.Message, error) { panic("convert exploded") }}}
 	for _, tc := range []struct {
 		name string
 		cfg  Config
@@ -499,14 +505,16 @@ func TestTransformAndConvert(t *testing.T) {
 	p := faux.New(faux.Reply(faux.Call("a", "echo", map[string]any{"label": "x"})), faux.Reply())
 	calls := 0
 	cfg := Config{
-		TransformMessages: func(_ context.Context, ms []providers.Message) ([]providers.Message, error) {
-			return ms[len(ms)-1:], nil
-		},
-		ConvertToLLM: func(_ context.Context, ms []providers.Message) ([]providers.Message, error) { return ms, nil },
-		GetAPIKey: func(_ context.Context, provider string) (string, error) {
-			calls++
-			return fmt.Sprintf("key-%s-%d", provider, calls), nil
-		},
+		Hooks: []Hooks{{
+			TransformMessages: func(_ context.Context, ms []providers.Message) ([]providers.Message, error) {
+				return ms[len(ms)-1:], nil
+			},
+			ConvertToLLM: func(_ context.Context, ms []providers.Message) ([]providers.Message, error) { return ms, nil },
+			GetAPIKey: func(_ context.Context, provider string) (string, error) {
+				calls++
+				return fmt.Sprintf("key-%s-%d", provider, calls), nil
+			},
+		}},
 	}
 	msgs, _ := runLoop(t, context.Background(), p, []*tools.Tool{echoTool(t, "echo", nil)}, cfg)
 	reqs := p.Requests()
@@ -522,15 +530,17 @@ func TestShouldStopAndPrepareNextTurn(t *testing.T) {
 	p := faux.New(faux.Reply(faux.Call("a", "echo", map[string]any{"label": "x"})), faux.Reply(faux.Call("b", "echo", map[string]any{"label": "y"})), faux.Reply())
 	turns := 0
 	cfg := Config{
-		PrepareNextTurn: func(_ context.Context, turn Turn) (TurnUpdate, error) {
-			c := turn.Conversation
-			c.SystemPrompt = "second prompt"
-			return TurnUpdate{Conversation: &c}, nil
-		},
-		ShouldStopAfterTurn: func(_ context.Context, turn Turn) bool {
-			turns++
-			return turns == 2
-		},
+		Hooks: []Hooks{{
+			PrepareNextTurn: func(_ context.Context, turn Turn) (TurnUpdate, error) {
+				c := turn.Conversation
+				c.SystemPrompt = "second prompt"
+				return TurnUpdate{Conversation: &c}, nil
+			},
+			ShouldStopAfterTurn: func(_ context.Context, turn Turn) bool {
+				turns++
+				return turns == 2
+			},
+		}},
 	}
 	msgs, _ := runLoop(t, context.Background(), p, []*tools.Tool{echoTool(t, "echo", nil)}, cfg)
 	if len(msgs) != 5 || p.Pending() != 1 {
@@ -547,12 +557,14 @@ func TestShouldStopAndPrepareNextTurn(t *testing.T) {
 func TestNewMessagesSurviveAReplacedContext(t *testing.T) {
 	p := faux.New(faux.Reply(faux.Call("a", "echo", map[string]any{"label": "x"})), faux.Reply(faux.Call("b", "echo", map[string]any{"label": "y"})), faux.Reply())
 	var seen []int
-	cfg := Config{PrepareNextTurn: func(_ context.Context, turn Turn) (TurnUpdate, error) {
-		seen = append(seen, len(turn.NewMessages))
-		c := turn.Conversation
-		c.Messages = c.Messages[len(c.Messages)-1:] // keep only the last message
-		return TurnUpdate{Conversation: &c}, nil
-	}}
+	cfg := Config{Hooks: []Hooks{{
+		PrepareNextTurn: func(_ context.Context, turn Turn) (TurnUpdate, error) {
+			seen = append(seen, len(turn.NewMessages))
+			c := turn.Conversation
+			c.Messages = c.Messages[len(c.Messages)-1:] // keep only the last message
+			return TurnUpdate{Conversation: &c}, nil
+		},
+	}}}
 	msgs, rec := runLoop(t, context.Background(), p, []*tools.Tool{echoTool(t, "echo", nil)}, cfg)
 	// user, assistant a, result a, assistant b, result b, final assistant
 	if len(msgs) != 6 || msgs[0].Role() != providers.RoleUser || msgs[5].Role() != providers.RoleAssistant {

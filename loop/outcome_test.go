@@ -189,7 +189,7 @@ func TestHookOutcomes(t *testing.T) {
 			ctx = context.WithValue(ctx, cancelKey{}, cancel)
 			w := toolWith(t, tools.Config{Name: "w", Timeout: tt.timeout}, tt.body)
 			p := faux.New(faux.Reply(faux.Call("a", "w", map[string]any{"label": "1"})), faux.Reply(faux.Text("done")))
-			msgs, rec := runLoop(t, ctx, p, []*tools.Tool{w}, Config{BeforeToolCall: tt.before, AfterToolCall: tt.after})
+			msgs, rec := runLoop(t, ctx, p, []*tools.Tool{w}, Config{Hooks: []Hooks{{BeforeToolCall: tt.before, AfterToolCall: tt.after}}})
 			if ends := rec.ends(); len(ends) != 1 || ends[0].Outcome != tt.outcome {
 				t.Fatalf("ends %+v, want %s", ends, tt.outcome)
 			}

@@ -68,7 +68,7 @@ func TestBodiesStartTogether(t *testing.T) {
 				}
 			}
 			p := faux.New(callsTo("w", tc.n), faux.Reply())
-			done := runAsync(t, ctx, p, []*tools.Tool{echoTool(t, "w", body)}, Config{MaxParallelTools: tc.limit})
+			done := runAsync(t, ctx, p, []*tools.Tool{echoTool(t, "w", body)}, Config{Limits: Limits{MaxParallelTools: tc.limit}})
 			select {
 			case <-all:
 			case <-time.After(patience):
@@ -106,7 +106,7 @@ func TestMaxParallelTools(t *testing.T) {
 				return tools.TextResult("ok"), nil
 			}
 			p := faux.New(callsTo("w", n), faux.Reply())
-			done := runAsync(t, context.Background(), p, []*tools.Tool{echoTool(t, "w", body)}, Config{MaxParallelTools: k})
+			done := runAsync(t, context.Background(), p, []*tools.Tool{echoTool(t, "w", body)}, Config{Limits: Limits{MaxParallelTools: k}})
 			timeout := time.After(patience)
 			for i := range n {
 				select {

@@ -33,9 +33,9 @@ const blockOverhead = 16
 // The result's content slice belongs to the tool: a cut result is a new
 // slice.
 func (r *run) capResult(c *call) {
-	res, n, ok := capped(c.result, r.cfg.MaxResultBytes)
+	res, n, ok := capped(c.result, r.cfg.Limits.MaxResultBytes)
 	if !ok { // the error result's details are its own, empty
-		c.fail(events.OutcomeResultTooLarge, oversizedResultText(c.tc.Name, n, limit(r.cfg.MaxResultBytes, DefaultMaxResultBytes)))
+		c.fail(events.OutcomeResultTooLarge, oversizedResultText(c.tc.Name, n, limit(r.cfg.Limits.MaxResultBytes, DefaultMaxResultBytes)))
 		return
 	}
 	c.result = res
@@ -45,9 +45,9 @@ func (r *run) capResult(c *call) {
 // holds its result; a report too large to hold says so in the words of
 // the error result it would be.
 func (r *run) capPartial(c *call, p tools.Result) tools.Result {
-	res, n, ok := capped(p, r.cfg.MaxResultBytes)
+	res, n, ok := capped(p, r.cfg.Limits.MaxResultBytes)
 	if !ok {
-		return errorResult(oversizedResultText(c.tc.Name, n, limit(r.cfg.MaxResultBytes, DefaultMaxResultBytes)))
+		return errorResult(oversizedResultText(c.tc.Name, n, limit(r.cfg.Limits.MaxResultBytes, DefaultMaxResultBytes)))
 	}
 	return res
 }

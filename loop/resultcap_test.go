@@ -74,9 +74,9 @@ func TestResultCapCountsEveryKind(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := echoTool(t, "t", tt.body)
-			cfg := Config{MaxResultBytes: max}
+			cfg := Config{Limits: Limits{MaxResultBytes: max}}
 			if tt.after != nil {
-				cfg.AfterToolCall = func(context.Context, AfterCall) (AfterResult, error) { return AfterResult{Content: tt.after}, nil }
+				cfg.Hooks = []Hooks{{AfterToolCall: func(context.Context, AfterCall) (AfterResult, error) { return AfterResult{Content: tt.after}, nil }}}
 			}
 			p := faux.New(faux.Reply(faux.Call("a", "t", map[string]any{"label": "1"})), faux.Reply())
 			msgs, rec := runLoop(t, context.Background(), p, []*tools.Tool{w}, cfg)
@@ -133,7 +133,7 @@ func TestResultCapDetails(t *testing.T) {
 				return tools.Result{Content: []providers.Content{providers.Text{Text: "ok"}}, Details: tt.details}, nil
 			})
 			p := faux.New(faux.Reply(faux.Call("a", "t", map[string]any{"label": "1"})), faux.Reply())
-			msgs, _ := runLoop(t, context.Background(), p, []*tools.Tool{w}, Config{MaxResultBytes: 4096})
+			msgs, _ := runLoop(t, context.Background(), p, []*tools.Tool{w}, Config{Limits: Limits{MaxResultBytes: 4096}})
 			tr := msgs[2].(providers.ToolResultMessage)
 			if tr.IsError || tr.Text() != "ok" || (tr.Details != nil) != tt.kept {
 				t.Fatalf("result %q error %v, details kept %v, want %v", tr.Text(), tr.IsError, tr.Details != nil, tt.kept)
@@ -154,7 +154,7 @@ func TestResultCapLeavesToolsContent(t *testing.T) {
 		want []providers.Content
 	}{{4096, []providers.Content{providers.Text{Text: OmittedImageText}, providers.Text{Text: "caption"}}}, {-1, orig}} {
 		p := faux.New(faux.Reply(faux.Call("a", "t", map[string]any{"label": "1"})), faux.Reply())
-		msgs, _ := runLoop(t, context.Background(), p, []*tools.Tool{w}, Config{MaxResultBytes: tt.max})
+		msgs, _ := runLoop(t, context.Background(), p, []*tools.Tool{w}, Config{Limits: Limits{MaxResultBytes: tt.max}})
 		if got := msgs[2].(providers.ToolResultMessage).Content; !slices.Equal(got, tt.want) {
 			t.Fatalf("max %d: content %.200v", tt.max, got)
 		}
@@ -175,7 +175,7 @@ func TestResultCapPartials(t *testing.T) {
 		return tools.TextResult("ok"), nil
 	})
 	p := faux.New(faux.Reply(faux.Call("a", "t", map[string]any{"label": "1"})), faux.Reply())
-	_, rec := runLoop(t, context.Background(), p, []*tools.Tool{w}, Config{MaxResultBytes: 4096})
+	_, rec := runLoop(t, context.Background(), p, []*tools.Tool{w}, Config{Limits: Limits{MaxResultBytes: 4096}})
 	var got [][]providers.Content
 	for _, e := range rec.all() {
 		if u, ok := e.(events.ToolExecutionUpdate); ok {

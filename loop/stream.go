@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"iter"
+	"runtime/debug"
 
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/providers"
@@ -42,32 +43,21 @@ func (r *run) streamAssistant() (providers.AssistantMessage, error) {
 			return providers.AssistantMessage{}, err
 		}
 	}
-	if r.cfg.TransformMessages != nil {
-		if msgs, err = r.cfg.TransformMessages(r.ctx, msgs); err != nil {
-			return providers.AssistantMessage{}, fmt.Errorf("loop: TransformMessages: %w", err)
-		}
-	}
-	if r.cfg.ConvertToLLM != nil {
-		if msgs, err = r.cfg.ConvertToLLM(r.ctx, msgs); err != nil {
-			return providers.AssistantMessage{}, fmt.Errorf("loop: ConvertToLLM: %w", err)
-		}
+	if msgs, err = r.shape(msgs); err != nil {
+		return providers.AssistantMessage{}, err
 	}
 	opts := r.cfg.RequestOptions
-	if r.cfg.GetAPIKey != nil {
-		key, err := r.cfg.GetAPIKey(r.ctx, r.cfg.Model.Provider)
-		if err != nil {
-			return providers.AssistantMessage{}, fmt.Errorf("loop: GetAPIKey: %w", err)
-		}
-		if key != "" {
-			opts.APIKey = key
-		}
+	if key, err := r.apiKey(); err != nil {
+		return providers.AssistantMessage{}, err
+	} else if key != "" {
+		opts.APIKey = key
 	}
 	// The request is the run's, reused from call to call: a provider may
 	// not keep it past its sequence (see providers.Provider).
 	r.req = providers.Request{Model: r.cfg.Model, SystemPrompt: r.c.SystemPrompt, Messages: msgs, Tools: r.specs, Options: opts, Output: r.cfg.Output}
-	ctx := r.ctx
-	if r.cfg.StepContext != nil {
-		ctx = r.cfg.StepContext(ctx, Step{Kind: StepModel, Model: r.cfg.Model})
+	ctx, err := r.stepContext(r.ctx, Step{Kind: StepModel, Model: r.cfg.Model})
+	if err != nil {
+		return providers.AssistantMessage{}, err
 	}
 	seq, err := r.cfg.Provider.Stream(ctx, &r.req)
 	if err != nil {
@@ -110,6 +100,7 @@ func (r *run) consume(seq iter.Seq[providers.StreamEvent]) streamed {
 		defer func() {
 			if p := recover(); p != nil && st.final == nil {
 				st.fault = fmt.Errorf("panic: %v", p)
+				r.logger().Error("loop: the provider panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			}
 		}()
 		seq(r.yield)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -85,8 +86,8 @@ type Config struct {
 	Label string
 	// Mode is Parallel (the default) or Sequential.
 	Mode Mode
-	// Timeout bounds one run of the body; zero means no limit of its own
-	// (the loop's ToolTimeout applies).
+	// Timeout bounds one run of the body; zero means none of its own (the
+	// loop's Limits.ToolTimeout applies), negative means no limit at all.
 	Timeout time.Duration
 	// PrepareArguments is an optional compatibility shim applied to a copy
 	// of the model's arguments before validation, for example to lift a
@@ -313,18 +314,29 @@ func (inv *Invocation) Args() map[string]any {
 }
 
 // Run runs the tool's body once, with the checked arguments, and returns
-// its result. A panic in the body is returned as an error "panic: VALUE".
+// its result. A panic in the body is returned as a *PanicError, whose text
+// is "panic: VALUE" and which keeps the stack.
 // The tool's Timeout is the caller's to apply (the loop does, and gives
 // ctx the call, so that [CallID] and [ReportProgress] reach it; outside
 // the loop they read nothing).
 func (inv *Invocation) Run(ctx context.Context) (res Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			res, err = Result{}, fmt.Errorf("panic: %v", p)
+			res, err = Result{}, &PanicError{Value: p, Stack: debug.Stack()}
 		}
 	}()
 	return inv.tool.run(ctx, inv.bound)
 }
+
+// PanicError is the error of a body that panicked (Invocation.Run). Its
+// text, which the model reads, is "panic: VALUE"; the stack is for the
+// developer (the loop logs it and keeps it in the result's details).
+type PanicError struct {
+	Value any    // what the body panicked with
+	Stack []byte // the body's goroutine's stack at the panic
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
 
 // toResult turns a body's output into a Result; see Func.
 func toResult[Out any](out Out) (Result, error) {

@@ -80,11 +80,10 @@ func run(ctx context.Context, out io.Writer, offline bool) error {
 	} else {
 		fmt.Fprintln(out, "otel: OPENAI_API_KEY is not set (or -offline), so a scripted model answers.")
 	}
-	a, err := agent.New(agent.Options{Config: tracer.Instrument(loop.Config{Provider: provider, Model: model}), Tools: []*tools.Tool{weather}})
+	a, err := agent.New(agent.Options{Config: loop.Config{Provider: provider, Model: model, Hooks: []loop.Hooks{tracer.Hooks()}}, Tools: []*tools.Tool{weather}})
 	if err != nil {
 		return err
 	}
-	a.Subscribe(tracer.Handle)
 	runErr := a.Prompt(ctx, "What's the weather in Oslo and Bergen?")
 	if err := tp.Shutdown(ctx); err != nil {
 		return err

@@ -54,7 +54,7 @@ type Policy struct {
 	mu    sync.Mutex
 }
 
-// Check is a loop.Config.BeforeToolCall. Every file tool's arguments
+// Check is a loop.Hooks.BeforeToolCall. Every file tool's arguments
 // have a path, which it reads as a pathArgs.
 func (p *Policy) Check(_ context.Context, c loop.BeforeCall) (loop.BeforeResult, error) {
 	args, err := tools.Decode[pathArgs](c.Args)
@@ -157,7 +157,7 @@ func run(root string, in io.Reader, out io.Writer) error {
 		fmt.Fprintln(out, "policy: OPENAI_API_KEY is not set; a scripted model plays the assistant. Workspace:", abs)
 	}
 	a, err := agent.New(agent.Options{
-		Config:       loop.Config{Provider: provider, Model: model, BeforeToolCall: pol.Check},
+		Config:       loop.Config{Provider: provider, Model: model, Hooks: []loop.Hooks{{BeforeToolCall: pol.Check}}},
 		Tools:        []*tools.Tool{read, write, del},
 		SystemPrompt: "You manage files in the user's workspace.",
 	})

@@ -121,7 +121,7 @@ func run(ctx context.Context, out io.Writer, offline bool) ([]providers.Message,
 	}
 
 	a, err := agent.New(agent.Options{
-		Config:       loop.Config{Provider: provider, Model: model, BeforeToolCall: notesOnly},
+		Config:       loop.Config{Provider: provider, Model: model, Hooks: []loop.Hooks{{BeforeToolCall: notesOnly}}},
 		SystemPrompt: "You are a concise assistant. Use the tools when they help.",
 		Tools:        []*tools.Tool{weather, clock, note},
 	})

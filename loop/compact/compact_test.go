@@ -87,7 +87,7 @@ func TestThousandTurns(t *testing.T) {
 		return faux.Reply(faux.Text("next"), faux.Call(fmt.Sprint("c", requests), "fetch", map[string]any{"n": requests})), nil
 	}
 	compacted := 0
-	cfg := loop.Config{Provider: p, Model: providers.Model{ID: "m"}, Compactor: Trim{Window: window, KeepFirst: true}, MaxTurns: 1000}
+	cfg := loop.Config{Provider: p, Model: providers.Model{ID: "m"}, Compactor: Trim{Window: window, KeepFirst: true}, Limits: loop.Limits{MaxTurns: 1000}}
 	msgs, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("read the thousand pages")}, loop.Conversation{Tools: []*tools.Tool{fetch}}, cfg,
 		func(_ context.Context, e events.Event) {
 			mu.Lock()
@@ -243,7 +243,7 @@ func TestShortenResults(t *testing.T) {
 func TestBudgetStopsAfterTheBatch(t *testing.T) {
 	first := faux.Reply(faux.Call("a", "fetch", map[string]any{"n": 1}), faux.Call("b", "fetch", map[string]any{"n": 2}))
 	first.Usage = providers.Usage{Input: 900, Output: 200}
-	cfg := loop.Config{Provider: faux.New(first, faux.Reply(faux.Text("never"))), Model: providers.Model{ID: "m"}, MaxRunTokens: 1000}
+	cfg := loop.Config{Provider: faux.New(first, faux.Reply(faux.Text("never"))), Model: providers.Model{ID: "m"}, Limits: loop.Limits{MaxRunTokens: 1000}}
 	msgs, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("go")}, loop.Conversation{Tools: []*tools.Tool{fetch}}, cfg, nil)
 	var re *loop.RunError
 	if !errors.As(err, &re) || !errors.Is(err, loop.ErrTokenBudget) {
@@ -255,7 +255,7 @@ func TestBudgetStopsAfterTheBatch(t *testing.T) {
 	}
 	cost := faux.Reply(faux.Call("c", "fetch", map[string]any{"n": 1}))
 	cost.Usage = providers.Usage{Input: 1000, Output: 1000}
-	cfg = loop.Config{Provider: faux.New(cost), Model: providers.Model{ID: "m", Prices: providers.Prices{Input: 10, Output: 30}}, MaxRunCost: 0.01}
+	cfg = loop.Config{Provider: faux.New(cost), Model: providers.Model{ID: "m", Prices: providers.Prices{Input: 10, Output: 30}}, Limits: loop.Limits{MaxRunCost: 0.01}}
 	cfg.Provider = faux.New(pricedReply(cost, cfg.Model))
 	if _, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("go")}, loop.Conversation{Tools: []*tools.Tool{fetch}}, cfg, nil); !errors.Is(err, loop.ErrCostBudget) {
 		t.Fatalf("cost budget: %v", err)

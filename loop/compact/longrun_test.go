@@ -198,8 +198,7 @@ func TestLongRuns(t *testing.T) {
 	for _, tc := range strategies {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &longRun{window: contextWindow - reserve, messages: tc.messages, summaryBytes: tc.summary}
-			cfg := loop.Config{Provider: r.provider(), Model: providers.Model{ID: "m", ContextWindow: contextWindow, MaxTokens: reserve},
-				Compactor: tc.c, MaxTurns: 100}
+			cfg := loop.Config{Provider: r.provider(), Model: providers.Model{ID: "m", ContextWindow: contextWindow, MaxTokens: reserve}, Compactor: tc.c, Limits: loop.Limits{MaxTurns: 100}}
 			conv := loop.Conversation{SystemPrompt: "You read pages. " + strings.Repeat("Be brief. ", 30), Tools: []*tools.Tool{sized}}
 			for i := 0; r.requests < turns; i++ {
 				msgs, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText(fmt.Sprintf("prompt %d: read on", i))}, conv, cfg,

@@ -30,8 +30,8 @@ func TestCancelledBodyIsNoFailure(t *testing.T) {
 		return "", ctx.Err()
 	}))
 	p := faux.New(faux.Reply(faux.Call("a", "look", map[string]any{"q": "broken"}), faux.Call("b", "look", map[string]any{"q": "slow"})))
-	cfg := rec.tracer.Instrument(loop.Config{Provider: p, Model: providers.Model{ID: "m1"}, ToolExecution: tools.Sequential})
-	_, _ = loop.Run(ctx, []providers.Message{providers.NewUserText("go")}, loop.Conversation{Tools: []*tools.Tool{look}}, cfg, rec.tracer.Handle)
+	cfg := instrument(rec.tracer, loop.Config{Provider: p, Model: providers.Model{ID: "m1"}, ToolExecution: tools.Sequential})
+	_, _ = loop.Run(ctx, []providers.Message{providers.NewUserText("go")}, loop.Conversation{Tools: []*tools.Tool{look}}, cfg, nil)
 	calls := byName(rec.spans.Ended(), "execute_tool ")
 	for id, want := range map[string]string{"a": "failed", "b": "aborted"} {
 		if s := byCall(calls, id); s == nil || attr(s, keyErrorType).AsString() != want || attr(s, keyOutcome).AsString() != want {

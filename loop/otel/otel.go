@@ -6,12 +6,12 @@
 // and tool calls are counted by outcome.
 //
 //	t := otel.New(otel.Options{AgentName: "support"}) // the global providers
-//	cfg = t.Instrument(cfg)                          // loop.Config (or agent.Options.Config)
-//	a.Subscribe(t.Handle)                            // or pass t.Handle to loop.Run
+//	cfg.Hooks = append(cfg.Hooks, t.Hooks())         // loop.Config (or agent.Options)
 //
-// Instrument sets loop.Config.StepContext, so a tool body's context carries
-// its execute_tool span and a model call's context its chat span: spans the
+// The bundle's StepContext hook gives a tool body's context its
+// execute_tool span and a model call's context its chat span: spans the
 // body or the provider's HTTP client start (otelhttp, say) nest under them.
+// Its OnEvent hook ends them.
 //
 // A refused call (cut off at the token limit, an unknown tool, invalid
 // arguments, blocked by policy, aborted) is an error span whose error.type
@@ -122,17 +122,12 @@ func New(opts Options) *Tracer {
 	return t
 }
 
-// Instrument returns cfg with its StepContext set to the Tracer's (after
-// any StepContext cfg had).
-func (t *Tracer) Instrument(cfg loop.Config) loop.Config {
-	prev := cfg.StepContext
-	cfg.StepContext = func(ctx context.Context, s loop.Step) context.Context {
-		if prev != nil {
-			ctx = prev(ctx, s)
-		}
-		return t.step(ctx, s)
-	}
-	return cfg
+// Hooks returns the bundle that traces a run: add it to loop.Config.Hooks
+// (or agent.Options.Hooks), and every run of that configuration becomes
+// spans and metrics. Bundles before it see the run's context without its
+// span, bundles after it with.
+func (t *Tracer) Hooks() loop.Hooks {
+	return loop.Hooks{StepContext: t.step, OnEvent: t.handle}
 }
 
 // runKey finds a run's state in its context.
@@ -191,9 +186,9 @@ func (t *Tracer) step(ctx context.Context, s loop.Step) context.Context {
 	return ctx
 }
 
-// Handle is an events.Handler: subscribe it to the runs Instrument was
-// applied to. Events of runs it did not instrument are ignored.
-func (t *Tracer) Handle(ctx context.Context, e events.Event) {
+// handle follows a run's events (the bundle's OnEvent). Events of runs
+// it does not trace are ignored.
+func (t *Tracer) handle(ctx context.Context, e events.Event) {
 	rs, _ := ctx.Value(runKey{}).(*runState)
 	if rs == nil {
 		return

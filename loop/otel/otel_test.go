@@ -87,12 +87,13 @@ func TestSpansOfARun(t *testing.T) {
 		faux.Reply(faux.Call("a", "look", map[string]any{"q": "secret-query"}), faux.Call("b", "find", map[string]any{"q": "x"}),
 			faux.Call("c", "missing", nil), faux.Call("d", "look", map[string]any{"q": []any{1}}), faux.Call("e", "guarded", map[string]any{"q": "y"})),
 		faux.Reply(faux.Text("the answer")))
-	cfg := rec.tracer.Instrument(loop.Config{Provider: p, Model: providers.Model{ID: "m1", Provider: "faux"},
+	cfg := instrument(rec.tracer, loop.Config{Provider: p, Model: providers.Model{ID: "m1", Provider: "faux"}, Hooks: []loop.Hooks{{
 		BeforeToolCall: func(_ context.Context, c loop.BeforeCall) (loop.BeforeResult, error) {
 			return loop.BeforeResult{Block: c.Call.Name == "guarded"}, nil
-		}})
+		},
+	}}})
 	if _, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("secret-prompt")},
-		loop.Conversation{Tools: []*tools.Tool{look, find, guarded}}, cfg, rec.tracer.Handle); err != nil {
+		loop.Conversation{Tools: []*tools.Tool{look, find, guarded}}, cfg, nil); err != nil {
 		t.Fatal(err)
 	}
 	spans := rec.spans.Ended()
@@ -157,8 +158,8 @@ func TestFailures(t *testing.T) {
 		return providers.AssistantMessage{}, errors.New("upstream 503")
 	}
 	look := tools.Must(tools.New(tools.Config{Name: "look"}, func(context.Context, qArgs) (string, error) { return "x", nil }))
-	cfg := rec.tracer.Instrument(loop.Config{Provider: p, Model: providers.Model{ID: "m1", Provider: "faux"}})
-	_, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("go")}, loop.Conversation{Tools: []*tools.Tool{look}}, cfg, rec.tracer.Handle)
+	cfg := instrument(rec.tracer, loop.Config{Provider: p, Model: providers.Model{ID: "m1", Provider: "faux"}})
+	_, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("go")}, loop.Conversation{Tools: []*tools.Tool{look}}, cfg, nil)
 	if err == nil {
 		t.Fatal("the run should fail")
 	}
@@ -177,12 +178,13 @@ func TestFailures(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	rec2 := newRecorded(Options{})
-	cfg = rec2.tracer.Instrument(loop.Config{Provider: faux.New(faux.Reply(faux.Call("after", "look", map[string]any{"q": "y"}))),
-		Model: providers.Model{ID: "m1"}, BeforeToolCall: func(context.Context, loop.BeforeCall) (loop.BeforeResult, error) {
+	cfg = instrument(rec2.tracer, loop.Config{Provider: faux.New(faux.Reply(faux.Call("after", "look", map[string]any{"q": "y"}))), Model: providers.Model{ID: "m1"}, Hooks: []loop.Hooks{{
+		BeforeToolCall: func(context.Context, loop.BeforeCall) (loop.BeforeResult, error) {
 			cancel() // the run is aborted while the call is being checked
 			return loop.BeforeResult{}, nil
-		}})
-	_, _ = loop.Run(ctx, []providers.Message{providers.NewUserText("go")}, loop.Conversation{Tools: []*tools.Tool{look}}, cfg, rec2.tracer.Handle)
+		},
+	}}})
+	_, _ = loop.Run(ctx, []providers.Message{providers.NewUserText("go")}, loop.Conversation{Tools: []*tools.Tool{look}}, cfg, nil)
 	ended := rec2.spans.Ended()
 	run := byName(ended, "invoke_agent")[0]
 	if run.Status().Code != codes.Error || attr(run, keyErrorType).AsString() != "aborted" {
@@ -202,8 +204,8 @@ func TestMetrics(t *testing.T) {
 	second := faux.Reply(faux.Text("done"))
 	second.Usage = providers.Usage{Input: 200, Output: 5}
 	look := tools.Must(tools.New(tools.Config{Name: "look"}, func(context.Context, qArgs) (string, error) { return "x", nil }))
-	cfg := rec.tracer.Instrument(loop.Config{Provider: faux.New(first, second), Model: providers.Model{ID: "m1", Provider: "faux"}})
-	if _, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("go")}, loop.Conversation{Tools: []*tools.Tool{look}}, cfg, rec.tracer.Handle); err != nil {
+	cfg := instrument(rec.tracer, loop.Config{Provider: faux.New(first, second), Model: providers.Model{ID: "m1", Provider: "faux"}})
+	if _, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("go")}, loop.Conversation{Tools: []*tools.Tool{look}}, cfg, nil); err != nil {
 		t.Fatal(err)
 	}
 	var rm metricdata.ResourceMetrics
@@ -245,9 +247,9 @@ func TestMetrics(t *testing.T) {
 func TestContentWhenAsked(t *testing.T) {
 	rec := newRecorded(Options{RecordContent: true})
 	look := tools.Must(tools.New(tools.Config{Name: "look"}, func(context.Context, qArgs) (string, error) { return "result-text", nil }))
-	cfg := rec.tracer.Instrument(loop.Config{Provider: faux.New(faux.Reply(faux.Call("a", "look", map[string]any{"q": "arg-text"})), faux.Reply(faux.Text("answer-text"))),
+	cfg := instrument(rec.tracer, loop.Config{Provider: faux.New(faux.Reply(faux.Call("a", "look", map[string]any{"q": "arg-text"})), faux.Reply(faux.Text("answer-text"))),
 		Model: providers.Model{ID: "m1"}})
-	if _, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("prompt-text")}, loop.Conversation{Tools: []*tools.Tool{look}}, cfg, rec.tracer.Handle); err != nil {
+	if _, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("prompt-text")}, loop.Conversation{Tools: []*tools.Tool{look}}, cfg, nil); err != nil {
 		t.Fatal(err)
 	}
 	var all strings.Builder
@@ -273,8 +275,13 @@ func TestContentWhenAsked(t *testing.T) {
 func TestNothingListening(t *testing.T) {
 	tr := New(Options{TracerProvider: tracenoop.NewTracerProvider(), MeterProvider: metricnoop.NewMeterProvider()})
 	ctx := context.Background()
-	cfg := tr.Instrument(loop.Config{})
-	if got := cfg.StepContext(ctx, loop.Step{Kind: loop.StepRun}); got.Value(runKey{}) != nil {
+	if got := tr.Hooks().StepContext(ctx, loop.Step{Kind: loop.StepRun}); got.Value(runKey{}) != nil {
 		t.Fatal("a run with nothing listening got state")
 	}
+}
+
+// instrument adds t's bundle to cfg, as a user does.
+func instrument(t *Tracer, cfg loop.Config) loop.Config {
+	cfg.Hooks = append(cfg.Hooks, t.Hooks())
+	return cfg
 }

@@ -37,8 +37,8 @@ func TestProviderRequestNestsUnderChat(t *testing.T) {
 	s := recorded.NewScript(t, recorded.Reply{Body: "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"})
 	seen := &spanOfRequest{}
 	p := openai.New(openai.Options{APIKey: "k", BaseURL: s.URL, HTTPOptions: providers.HTTPOptions{Client: &http.Client{Transport: seen}}})
-	cfg := rec.tracer.Instrument(loop.Config{Provider: p, Model: providers.Model{ID: "gpt", Provider: "openai"}})
-	if _, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("hi")}, loop.Conversation{}, cfg, rec.tracer.Handle); err != nil {
+	cfg := instrument(rec.tracer, loop.Config{Provider: p, Model: providers.Model{ID: "gpt", Provider: "openai"}})
+	if _, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("hi")}, loop.Conversation{}, cfg, nil); err != nil {
 		t.Fatal(err)
 	}
 	chats := byName(rec.spans.Ended(), "chat ")
@@ -62,9 +62,9 @@ func TestOneChatSpanPerCall(t *testing.T) {
 		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}\n\n" +
 		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
 	s := recorded.NewScript(t, recorded.Reply{Body: body})
-	cfg := rec.tracer.Instrument(loop.Config{Provider: anthropic.New(anthropic.Options{APIKey: "k", BaseURL: s.URL}),
+	cfg := instrument(rec.tracer, loop.Config{Provider: anthropic.New(anthropic.Options{APIKey: "k", BaseURL: s.URL}),
 		Model: providers.Model{ID: "claude", API: anthropic.API, Provider: "anthropic"}})
-	if _, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("hi")}, loop.Conversation{}, cfg, rec.tracer.Handle); err != nil {
+	if _, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("hi")}, loop.Conversation{}, cfg, nil); err != nil {
 		t.Fatal(err)
 	}
 	spans := rec.spans.Ended()

@@ -77,12 +77,12 @@ func TestCancellationLeavesASendableTranscript(t *testing.T) {
 				faux.Reply(faux.Text("done")))
 			opts := agent.Options{Config: loop.Config{Provider: p, Model: testModel}, Tools: []*tools.Tool{tool}}
 			if st.before {
-				opts.BeforeToolCall = func(ctx context.Context, c loop.BeforeCall) (loop.BeforeResult, error) {
+				opts.Hooks = []loop.Hooks{{BeforeToolCall: func(ctx context.Context, c loop.BeforeCall) (loop.BeforeResult, error) {
 					if c.Call.ID == "c2" {
 						a.Abort()
 					}
 					return loop.BeforeResult{}, nil
-				}
+				}}}
 			}
 			var err error
 			if a, err = agent.New(opts); err != nil {

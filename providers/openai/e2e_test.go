@@ -154,8 +154,8 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 		var logs bytes.Buffer
 		var seen bytes.Buffer
 		a, err := agent.New(agent.Options{
-			Config: loop.Config{Provider: s.provider(Options{APIKey: key, HTTPOptions: providers.HTTPOptions{MaxRetries: -1}}), Model: testModel},
-			Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+			Config: loop.Config{Provider: s.provider(Options{APIKey: key, HTTPOptions: providers.HTTPOptions{MaxRetries: -1}}), Model: testModel,
+				Logger: slog.New(slog.NewTextHandler(&logs, nil))},
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -165,7 +165,8 @@ type window struct {
 // tracer), or leaves them as they are.
 type observe func(loop.Config, events.Handler) (loop.Config, events.Handler)
 
-func run(name string, script scripted, expect int, toolset []*tools.Tool, obs observe) (result, error) {
+// run runs one workload of at most turns model calls.
+func run(name string, script scripted, expect, turns int, toolset []*tools.Tool, obs observe) (result, error) {
 	runtime.GC()
 	var turnEnds []time.Time
 	nevents := 0
@@ -175,7 +176,8 @@ func run(name string, script scripted, expect int, toolset []*tools.Tool, obs ob
 			turnEnds = append(turnEnds, time.Now())
 		}
 	}
-	cfg := loop.Config{Provider: &provider{script: script}, Model: model}
+	// The workloads make more model calls than loop.DefaultMaxTurns.
+	cfg := loop.Config{Provider: &provider{script: script}, Model: model, Limits: loop.Limits{MaxTurns: turns}}
 	var handler events.Handler = sink
 	if obs != nil {
 		cfg, handler = obs(cfg, sink)
@@ -246,7 +248,8 @@ func main() {
 	if *withOtel {
 		tr := agentotel.New(agentotel.Options{})
 		obs = func(cfg loop.Config, sink events.Handler) (loop.Config, events.Handler) {
-			return tr.Instrument(cfg), func(ctx context.Context, e events.Event) { tr.Handle(ctx, e); sink(ctx, e) }
+			cfg.Hooks = append(cfg.Hooks, tr.Hooks())
+			return cfg, sink
 		}
 	}
 	if *cpuprofile != "" {
@@ -267,26 +270,27 @@ func main() {
 	workloads := []struct {
 		name   string
 		script scripted
-		expect int
+		expect int // tool calls
+		turns  int // model calls
 	}{
 		{"tool-heavy", func(i int) iter.Seq[providers.StreamEvent] {
 			if i < 200 {
 				return toolTurn(i, 8)
 			}
 			return done()
-		}, 1600},
+		}, 1600, 201},
 		{"long-run", func(i int) iter.Seq[providers.StreamEvent] {
 			if i < 2000 {
 				return toolTurn(i, 1)
 			}
 			return done()
-		}, 2000},
+		}, 2000, 2001},
 		{"stream", func(i int) iter.Seq[providers.StreamEvent] {
 			if i > 0 {
 				return done()
 			}
 			return streamed()
-		}, 1},
+		}, 1, 2},
 	}
 	enc := json.NewEncoder(os.Stdout)
 	ours := map[string][]result{}
@@ -307,12 +311,12 @@ func main() {
 				continue
 			}
 			for start := time.Now(); time.Since(start) < *warmup; {
-				if _, err := run(w.name, w.script, w.expect, toolset, obs); err != nil {
+				if _, err := run(w.name, w.script, w.expect, w.turns, toolset, obs); err != nil {
 					fmt.Fprintln(os.Stderr, err)
 					return
 				}
 			}
-			r, err := run(w.name, w.script, w.expect, toolset, obs)
+			r, err := run(w.name, w.script, w.expect, w.turns, toolset, obs)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				return
@@ -326,7 +330,7 @@ func main() {
 		}
 		mine := median(ours[w.name])
 		if mine.First200Ms != nil {
-			nogc, err := withoutGC(func() (result, error) { return run(w.name, w.script, w.expect, toolset, obs) }, *runs)
+			nogc, err := withoutGC(func() (result, error) { return run(w.name, w.script, w.expect, w.turns, toolset, obs) }, *runs)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				return

@@ -40,21 +40,21 @@ func Play(s Scenario) ([]any, error) {
 		}
 		toolset = append(toolset, t)
 	}
+	hooks := loop.Hooks{ConvertToLLM: loop.StandardMessages}
+	if s.BeforeToolCall != nil {
+		hooks.BeforeToolCall = p.before(cancel)
+	}
+	if s.AfterToolCall != nil {
+		hooks.AfterToolCall = p.after
+	}
 	cfg := loop.Config{
-		Provider:         model,
-		Model:            providers.Model{ID: "faux", API: "faux", Provider: "faux", ContextWindow: 1000, MaxTokens: 100},
-		ConvertToLLM:     loop.StandardMessages,
-		SteeringMessages: p.queued(s.Steering),
-		FollowUpMessages: p.queued(s.FollowUp),
+		Provider: model,
+		Model:    providers.Model{ID: "faux", API: "faux", Provider: "faux", ContextWindow: 1000, MaxTokens: 100},
+		Hooks:    []loop.Hooks{hooks},
+		Queue:    queue{steering: p.queued(s.Steering), followUp: p.queued(s.FollowUp)},
 	}
 	if s.ToolExecution == "sequential" {
 		cfg.ToolExecution = tools.Sequential
-	}
-	if s.BeforeToolCall != nil {
-		cfg.BeforeToolCall = p.before(cancel)
-	}
-	if s.AfterToolCall != nil {
-		cfg.AfterToolCall = p.after
 	}
 	prompt := providers.UserMessage{Content: []providers.Content{providers.Text{Text: s.Prompt}}}
 	_, err := loop.Run(ctx, []providers.Message{prompt}, loop.Conversation{SystemPrompt: s.SystemPrompt, Tools: toolset}, cfg,
@@ -143,6 +143,14 @@ func (p *player) response(r Response) (providers.AssistantMessage, error) {
 	}
 	return m, nil
 }
+
+// queue is the scenario's steering and follow-up messages as a loop.Queue.
+type queue struct {
+	steering, followUp func(context.Context) []providers.Message
+}
+
+func (q queue) Steering(ctx context.Context) []providers.Message { return q.steering(ctx) }
+func (q queue) FollowUp(ctx context.Context) []providers.Message { return q.followUp(ctx) }
 
 func (p *player) queued(list []QueuedMessage) func(context.Context) []providers.Message {
 	sent := make([]bool, len(list))

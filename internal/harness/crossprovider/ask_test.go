@@ -114,7 +114,7 @@ func TestAskOverRecordedChatStream(t *testing.T) {
 		_ = json.Unmarshal(raw, &sent)
 	})
 	chat := wires[0]
-	a, err := agent.New(agent.Options{Config: loop.Config{Provider: chat.new(t, srv.URL), Model: chat.model, MaxTurns: 1}})
+	a, err := agent.New(agent.Options{Config: loop.Config{Provider: chat.new(t, srv.URL), Model: chat.model, Limits: loop.Limits{MaxTurns: 1}}})
 	if err != nil {
 		t.Fatal(err)
 	}

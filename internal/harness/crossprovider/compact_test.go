@@ -57,7 +57,7 @@ func TestCompactedRequestsOnEveryWire(t *testing.T) {
 				}
 				return faux.Reply(faux.Text("looking"), faux.Call(fmt.Sprint("call-", n), "lookup", map[string]any{"q": strings.Repeat("q", n%4)})), nil
 			}
-			cfg := loop.Config{Provider: p, Model: providers.Model{ID: "m", ContextWindow: 1600, MaxTokens: 300}, Compactor: st.c, MaxTurns: 20}
+			cfg := loop.Config{Provider: p, Model: providers.Model{ID: "m", ContextWindow: 1600, MaxTokens: 300}, Compactor: st.c, Limits: loop.Limits{MaxTurns: 20}}
 			conv := loop.Conversation{Tools: []*tools.Tool{page}}
 			for i := 0; n < 240; i++ {
 				msgs, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText(fmt.Sprint("prompt ", i))}, conv, cfg, nil)
