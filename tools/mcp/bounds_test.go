@@ -330,8 +330,8 @@ func TestHTTPReconnectsShareConnections(t *testing.T) {
 			t.Fatalf("after reconnecting: %v %v", res, err)
 		}
 	}
-	if n := h.openConns(); n > 2 {
-		t.Fatalf("%d connections open after 5 reconnections", n)
+	if !h.settlesAtMost(2, 10*time.Second) {
+		t.Fatalf("%d connections open after 5 reconnections", h.openConns())
 	}
 	if err := ts.Close(); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // hostile is a streamable HTTP MCP server written by hand, to play the
@@ -32,16 +33,22 @@ type hostile struct {
 	mu    sync.Mutex
 	open  int           // connections open
 	zero  chan struct{} // closed when open drops to 0 (made again when it rises)
+	moved chan struct{} // closed (and made again) whenever open changes
 	conns int           // connections ever made
 }
 
 func newHostile(t testing.TB, h *hostile) *hostile {
 	h.zero = make(chan struct{})
 	close(h.zero)
+	h.moved = make(chan struct{})
 	h.srv = httptest.NewUnstartedServer(http.HandlerFunc(h.serve))
 	h.srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		h.mu.Lock()
 		defer h.mu.Unlock()
+		if s == http.StateNew || s == http.StateClosed || s == http.StateHijacked {
+			close(h.moved)
+			h.moved = make(chan struct{})
+		}
 		switch s {
 		case http.StateNew:
 			if h.open == 0 {
@@ -68,6 +75,26 @@ func (h *hostile) idle() <-chan struct{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.zero
+}
+
+// settlesAtMost waits until at most n connections are open, and reports
+// whether that happened within d. A connection the client has let go of
+// may take a moment to be seen closed; one that leaked never is.
+func (h *hostile) settlesAtMost(n int, d time.Duration) bool {
+	deadline := time.After(d)
+	for {
+		h.mu.Lock()
+		open, moved := h.open, h.moved
+		h.mu.Unlock()
+		if open <= n {
+			return true
+		}
+		select {
+		case <-moved:
+		case <-deadline:
+			return false
+		}
+	}
 }
 
 func (h *hostile) openConns() int {
