@@ -31,7 +31,9 @@
 // accepts: it starts with a user message (the summary, or LeftOutText
 // when older messages were left out), and never holds a call without its
 // result or a result without its call. What a strategy did is an
-// events.Compacted.
+// events.Compacted. The tests hold every strategy, and both
+// orders of the chain, to this over a thousand turns in a small window,
+// and the requests to each wire's rules.
 //
 // Sizes are estimated, not counted: the last response's reported input
 // tokens plus a quarter of the characters added since (no tokenizer is
