@@ -25,9 +25,49 @@
 //	// err is a *loop.RunError when the run ended failed or aborted;
 //	// a.State().Messages holds the transcript either way.
 //
-// One run is active at a time: while it is, Prompt returns ErrBusy, and
-// Steer and FollowUp queue messages for it. Abort cancels it. SaveSession
-// and LoadSession keep a conversation across processes.
+// Prompt returns when the run and its subscribers are done: nil when the
+// model finished, a *loop.RunError holding the last message when the run
+// ended failed or aborted (errors.Is context.Canceled for an abort or a
+// cancelled context, context.DeadlineExceeded for one that timed out: test
+// for both). One run is active at a time: while it is, Prompt returns
+// ErrBusy at once, and Steer (picked up after the current tool calls) and
+// FollowUp (picked up when the agent would stop) queue messages for it,
+// from any goroutine. Abort cancels it; State returns a snapshot;
+// SaveSession and LoadSession keep a conversation across processes as
+// JSONL with the reference's field names. A consumer on its own goroutine
+// can use Channel: when it falls behind, the run waits for it
+// (backpressure, never loss).
+//
+// # Typed answers
+//
+// [Ask] runs a prompt and returns the model's final answer as a T, whose
+// schema comes from T as a struct tool's does:
+//
+//	type Invoice struct {
+//		Vendor string  `json:"vendor"`
+//		Date   string  `json:"date" jsonschema:"pattern=^[0-9]{4}-[0-9]{2}-[0-9]{2}$"`
+//		Total  float64 `json:"total"`
+//	}
+//	inv, err := agent.Ask[Invoice](ctx, a, "Extract the invoice's fields:\n\n"+doc)
+//	// err is an *AnswerError when no answer fit within AskOptions.MaxAttempts (3)
+//
+// The model may use the agent's tools first. The answer is asked for
+// natively where the provider offers structured output (Chat Completions'
+// response_format json_schema, strict when the schema allows it; the
+// Responses API's text.format; Gemini's responseJsonSchema) and through a
+// final_answer tool elsewhere (Anthropic; with providers/faux, script the
+// answer as a call to final_answer, see ExampleAsk). A server that accepts
+// response_format but ignores it answers in prose, and the error then says
+// to ask with AskOptions{Mode: AskTool}. Either way the answer goes
+// through the coercion and validation of tool arguments; one that does not
+// fit goes back with the preflight's listing and the model tries again,
+// and one cut off at the token limit is never accepted, even if its JSON
+// parses. An answer is held to RequestOptions.MaxArgumentBytes (1 MiB)
+// either way, and a correction quotes at most [MaxQuotedAnswerBytes] of it,
+// head and tail. Every attempt is a turn in the events and the transcript.
+// The texts the model reads are this package's constants (asktext.go),
+// listed in the README. go run ./examples/extract shows a wrong first
+// answer corrected.
 package agent
 
 import (

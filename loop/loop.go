@@ -3,26 +3,34 @@
 // calls in it, appends their results in call order, and calls the model
 // again until it is done, publishing every step to an [events.Handler].
 //
-// Before any tool body runs, each call must pass, in order: the response
-// was not cut off by the token limit; the tool exists; its arguments
-// arrived whole and within bounds; they fit the schema after coercion; the
-// policy hooks (Hooks.BeforeToolCall) allow the call; the run is not
-// cancelled. A "no" at any step becomes an error result the model reads,
-// never a failed run. The bodies of the calls that pass run in parallel;
-// each end event goes out as its body finishes, and the results enter the
-// transcript in call order.
-//
-// A Config says what to run, how far it may go ([Limits], whose zero value
-// is a set of finite defaults) and what it calls along the way ([Hooks]
-// bundles, composed in order, and a [Queue]):
-//
 //	cfg := loop.Config{Provider: p, Model: m, Hooks: []loop.Hooks{{BeforeToolCall: policy}}}
 //	msgs, err := loop.Run(ctx, prompts, loop.Conversation{Tools: ts}, cfg, handler)
 //
 // A run always ends with agent_end, and Run returns a [*RunError] when the
 // run ended without the model finishing: the model or provider failed, the
-// run was cancelled, or a hook or the loop itself failed. The messages Run
-// returns hold everything that happened either way.
+// run was cancelled (errors.Is context.Canceled, or
+// context.DeadlineExceeded for a context that timed out), or a hook or the
+// loop itself failed. The messages Run returns hold everything that
+// happened either way. Package agent keeps the transcript across runs.
+//
+// Before any tool body runs, each call must pass, in order: the response
+// was not cut off by the token limit; the tool exists; its arguments
+// arrived whole and within bounds; they fit the schema after coercion; the
+// policy hooks (Hooks.BeforeToolCall) allow the call; the run is not
+// cancelled. A "no" at any step becomes an error result the model reads,
+// never a failed run; the texts are this package's constants and
+// formatting functions, and the README lists them. The bodies of the calls
+// that pass run in parallel, each starting at once (bounded only by
+// Limits.MaxParallelTools); each end event goes out as its body finishes,
+// and the results enter the transcript in call order. A tool that panics
+// gives the model "panic: VALUE" and the developer the stack, in
+// Config.Logger (slog.Default when nil) and in the result's details.
+//
+// A [Config] says what to run, how far it may go ([Limits], whose zero
+// value is a set of finite defaults; [NoLimit] turns one off) and what it
+// calls along the way: [Hooks] bundles, composed in order by the rule on
+// each field (tracing, agent.Ask and a policy each add one), and a
+// [Queue] of steering and follow-up messages from outside the run.
 package loop
 
 import (

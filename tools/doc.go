@@ -19,9 +19,19 @@
 //
 // The body returns what the model reads: a string, a [Result] (text and
 // images, details for user interfaces, Terminate), or any value, which is
-// sent as JSON. [CallID] and [ReportProgress] give the body its call's id
-// and a way to publish progress; [NewJSON] builds a tool from a
-// hand-written schema.
+// sent as JSON; an error becomes an error result with its text. [CallID]
+// and [ReportProgress] give the body its call's id and a way to publish
+// progress; [Config] also sets a Label for user interfaces, Mode
+// Sequential (a batch with such a call runs one call at a time), a
+// Timeout, and a PrepareArguments shim for legacy argument shapes.
+//
+// Nested, recursive, map, slice, pointer and time.Time fields work. [NewJSON]
+// builds a tool from a hand-written schema; its body gets the arguments as
+// a map[string]any of its own (numbers are float64, except an integer
+// beyond ±2^53, which stays an exact json.Number). A tool no provider
+// would accept is refused when it is built: a name outside
+// [a-zA-Z0-9_-]{1,64}, a schema whose root is not an object, a Go type JSON
+// cannot describe.
 //
 // # The checks
 //

@@ -6,7 +6,8 @@
 //	_, err = bus.EnsureStream(ctx)
 //
 //	pub, err := bus.Publisher(ctx, runID, natsbus.PublisherOptions{}) // the worker: events out
-//	a.Subscribe(pub.Handle)
+//	defer pub.Close(ctx)    // flushes the queue
+//	a.Subscribe(pub.Handle) // never waits on the network
 //	stop, err := bus.Serve(ctx, runID, "worker", func(c natsbus.Command) { // commands in
 //		if !c.Apply(a) { /* a prompt: start a run */ }
 //	})
@@ -17,6 +18,30 @@
 // A subscriber sees every event of the run once and in order, from any
 // sequence, then live, across reconnects and server restarts; a command
 // reaches the worker at least once and is applied once.
+// Events go to agentloop.runs.<run>.events, one message per event,
+// commands (prompt, steer, follow-up, abort) to agentloop.runs.<run>.control;
+// the stream's name and the subjects' prefix are Options, and EnsureStream
+// keeps 7 days and 1 GiB unless Options.Limits say otherwise.
+// go run ./examples/distributed runs a worker and a gateway (serving the
+// chat page) that talk only through NATS.
+//
+// Publishing never blocks the run: events go to a bounded queue published
+// in order and retried through outages; an event that cannot be published
+// (the queue full, the server gone past the retry window) is counted and
+// logged, never silently dropped. An event over MaxEventBytes (1 MiB,
+// NATS's default payload limit) goes out with its longest strings cut to
+// fit, each cut marked and the message flagged (HeaderTrimmed); the run's
+// own transcript keeps everything. A worker that restarts for the same run
+// id continues its sequence. Ids follow one rule everywhere (1 to 128
+// letters, digits, _ and -; CheckRunID); each run and worker pair has its
+// own consumer.
+//
+// A forged message can never silence a subscriber: one far ahead of the
+// run is skipped, one a little ahead is undone as soon as the run's own
+// sequence goes on from before it, the first message a subscriber sees
+// included; both are counted (Subscription.Bad). Give only the worker
+// publish rights on its run's subjects (NATS permissions): the bus can
+// limit what a forged message does, not tell it from a real one.
 //
 // Two sequences, two jobs: the Agentloop-Seq header numbers the messages of
 // the subject (it dedupes, resumes and finds gaps on the bus); the event's

@@ -12,6 +12,18 @@
 // webchat adds a chat page, and the Guard that keeps a local page to its
 // owner.
 //
+// The snapshot (the messages so far, the one in flight, the tool calls
+// running) is kept by the broker and bounded by bytes, so a reload costs
+// the size of the transcript, not the number of events. The replay buffer,
+// bounded by count and bytes, lets a client resume with Last-Event-ID
+// without loss or duplicates; ids carry a per-server epoch, and an id from
+// another server or out of range gets a gap notice and a fresh snapshot,
+// never silence. Heartbeats keep connections open, a write timeout drops a
+// stuck client, and clients past Broker.MaxClients get 503. Publishing
+// never waits for a client: clients read the broker's state (an immutable
+// value per event) without a lock, and encode and write outside anything
+// Handle holds.
+//
 // Version 2 of the wire form carries each event's envelope: its place in
 // its run, its path (a nested run's events stream live but are not folded
 // into the snapshot), its model attempt (a superseded attempt's text is

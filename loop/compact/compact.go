@@ -3,9 +3,16 @@
 // request carries, never the stored transcript (a summary is added to it,
 // nothing is taken away).
 //
+//	cfg.Compactor = compact.Chain(compact.Summarize{}, compact.ShortenResults{OlderThan: 4})
+//
+// The window is Model.ContextWindow less the output reserve, the system
+// prompt and the tools. A run's token and cost budgets are the loop's
+// (loop.Limits.MaxRunTokens, MaxRunCost). go run ./examples/chat -window
+// 600 shows compaction on the scripted model.
+//
 //   - Trim leaves out the oldest turns, keeping the newest (and, if asked,
 //     the first user message).
-//   - Summarize, when the conversation nears the window, asks the model
+//   - Summarize, when the conversation passes 80% of the window, asks the model
 //     for a summary of its older part (a request of its own, which fits
 //     the window too) and sends the summary in its place; the summary is
 //     stored in the transcript as a providers.SummaryMessage, so it
@@ -24,9 +31,9 @@
 // accepts: it starts with a user message (the summary, or LeftOutText
 // when older messages were left out), and never holds a call without its
 // result or a result without its call. What a strategy did is an
-// events.Compacted.
-//
-//	cfg.Compactor = compact.Chain(compact.Summarize{}, compact.ShortenResults{OlderThan: 4})
+// events.Compacted. The tests hold every strategy, and both
+// orders of the chain, to this over a thousand turns in a small window,
+// and the requests to each wire's rules.
 //
 // Sizes are estimated, not counted: the last response's reported input
 // tokens plus a quarter of the characters added since (no tokenizer is

@@ -1,29 +1,48 @@
 // Package otel traces and measures runs with OpenTelemetry, as the GenAI
 // semantic conventions describe: a run is an invoke_agent span, each model
 // call a "chat {model}" span and each tool call an "execute_tool {name}"
-// span under it (in parallel where the bodies ran in parallel), with
-// gen_ai.* attributes; token usage and operation duration are histograms,
-// and tool calls are counted by outcome.
+// span under it (side by side where the bodies ran in parallel).
 //
-//	t := otel.New(otel.Options{AgentName: "support"}) // the global providers
+//	t := otel.New(otel.Options{AgentName: "support"}) // the global providers, or set them here
 //	cfg.Hooks = append(cfg.Hooks, t.Hooks())         // loop.Config (or agent.Options)
+//
+// To send the spans to any OTLP collector, give it a provider with an OTLP
+// exporter (go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc,
+// which reads OTEL_EXPORTER_OTLP_ENDPOINT):
+//
+//	exp, err := otlptracegrpc.New(ctx)
+//	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp))
+//	defer tp.Shutdown(ctx) // flushes the batch
+//	t := otel.New(otel.Options{TracerProvider: tp})
+//
+// go run ./examples/otel prints a run's spans as a tree, with their
+// attributes.
+//
+// Spans carry gen_ai.* attributes: operation, provider, request and
+// response model, finish reasons, input, output and cache-read tokens, tool
+// name, call id and type. Metrics: gen_ai.client.token.usage and
+// gen_ai.client.operation.duration (histograms) and agentloop.tool.calls,
+// counted by outcome.
 //
 // The bundle's StepContext hook gives a tool body's context its
 // execute_tool span and a model call's context its chat span: spans the
 // body or the provider's HTTP client start (otelhttp, say) nest under them.
-// Its OnEvent hook ends them.
+// Its OnEvent hook ends them. The Anthropic SDK's own span is off, so a
+// model call is one chat span.
 //
 // A refused call (cut off at the token limit, an unknown tool, invalid
-// arguments, blocked by policy, aborted) is an error span whose error.type
-// says which (events.Outcome). A failed model call is an error chat span,
-// and its run an error invoke_agent span.
+// arguments, blocked by policy, aborted, timed out) is an error span whose
+// error.type says which (events.Outcome: truncated, unknown_tool,
+// invalid_arguments, blocked, aborted, timeout, ...). A failed model call
+// is an error chat span, and its run an error invoke_agent span.
 //
 // By default no content is recorded: no prompt, completion, argument or
 // result, only names, ids, models, counts and outcomes (Options.RecordContent
 // turns content on). The API key is never recorded.
 //
 // With the global providers left as they are (no-ops), a run costs a
-// context lookup per event.
+// context lookup per event: go run ./internal/harness/bench -otel measures
+// the same as without, within noise.
 package otel
 
 import (

@@ -1,6 +1,16 @@
 // Package anthropic is a [providers.Provider] for Anthropic's Messages
 // API, on the official SDK (github.com/anthropics/anthropic-sdk-go/v2).
 //
+//	p := anthropic.New(anthropic.Options{}) // the key from ANTHROPIC_API_KEY
+//	cfg := loop.Config{Provider: p, Model: p.Model("claude-sonnet-4-5")}
+//
+// It keeps what Chat Completions loses: thinking with its signature,
+// redacted thinking, prompt caching (on by default), cache read and write
+// tokens, and pause_turn continued. Only programs that import this package
+// pay for the SDK: in a build it adds 12 modules (the SDK, gjson/sjson,
+// logr and the OpenTelemetry API it links), and none to the go.mod of a
+// program that uses another provider.
+//
 // It streams text, thinking with its signature, redacted thinking and tool
 // calls. A call's input is assembled from its input_json_delta fragments by
 // this package, not by the SDK's accumulator (which turns a cut-off input
@@ -15,7 +25,8 @@
 // error event end the message with stop reason error and the server's
 // message. pause_turn (the server paused a long turn of its own tools) is
 // continued: the provider sends the turn so far back, as the API asks, and
-// the message goes on, up to MaxContinuations times. A stream that ends
+// the message goes on, up to MaxContinuations times (the paused turn
+// is put together here, in time linear in its size). A stream that ends
 // before message_stop is an error, never a clean stop.
 //
 // Prompt caching is on by default: cache breakpoints mark the system
@@ -25,15 +36,13 @@
 //
 // The SDK sends the requests through a client with the limits of
 // providers.HTTPOptions (bytes per line, per event, per response and per
-// error body; connect, header and idle timeouts), its own retries and OpenTelemetry
+// error body; connect, header and idle timeouts; the SDK's own reader
+// would take a line of 32 MiB), its own retries and OpenTelemetry
 // span turned off: the provider retries rate limits, overloads and server
 // errors before the first token itself, honouring retry-after. The key goes
 // where the SDK sends it (an Authorization header) and never into a
 // message, error or log, in any form or part; the server's text in an
 // error message is cut at 2 KiB.
-//
-//	p := anthropic.New(anthropic.Options{}) // the key from ANTHROPIC_API_KEY
-//	cfg := loop.Config{Provider: p, Model: p.Model("claude-sonnet-4-5")}
 package anthropic
 
 import (

@@ -6,6 +6,12 @@
 //	p, m, ok, err := auto.FromEnv(ctx, *flagProvider) // "" picks by key
 //	if err != nil { ... }                              // an unknown name
 //	if !ok { /* no key: use a scripted provider (providers/faux) */ }
+//
+// Names lists what FromEnv takes: anthropic, gemini, openai,
+// openai-responses, offline. examples/chat uses it when built with the tag
+// allproviders (go run -tags allproviders ./examples/chat -provider gemini);
+// that build compiles every SDK, so its first build is several times
+// slower and larger than one provider's.
 package auto
 
 import (

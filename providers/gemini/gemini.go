@@ -1,6 +1,20 @@
 // Package gemini is a [providers.Provider] for Google's Gemini API
 // (streamGenerateContent), on the official SDK (google.golang.org/genai).
 //
+//	p, err := gemini.New(ctx, gemini.Options{}) // the key from GEMINI_API_KEY
+//	cfg := loop.Config{Provider: p, Model: p.Model("gemini-2.5-flash")}
+//
+// It keeps what Chat Completions loses: thought summaries, thought
+// signatures on the part they came with, thought and cached tokens. New
+// refuses a malformed base URL itself. Only programs that import this
+// package pay for the SDK: in a build it adds 17 modules (the SDK, Google
+// Cloud auth, gRPC and protobuf, x/net and x/text), and none to the go.mod
+// of a program that uses another provider.
+//
+// Known limit: a Gemini 3 turn whose calls came from another provider has
+// no thought signatures to send; Gemini validates them for the current
+// turn only.
+//
 // It streams text, thought summaries (as thinking) and function calls,
 // which Gemini sends whole. Thought signatures are kept on the block they
 // came with (a call, a text part, even an empty one, or a thought) and sent
@@ -27,9 +41,6 @@
 // SDK sends it (the x-goog-api-key header) and never into a message, error
 // or log, in any form or part; the server's text in an error message is cut
 // at 2 KiB.
-//
-//	p, err := gemini.New(ctx, gemini.Options{}) // the key from GEMINI_API_KEY
-//	cfg := loop.Config{Provider: p, Model: p.Model("gemini-2.5-flash")}
 package gemini
 
 import (

@@ -1,41 +1,81 @@
 // Package openai is a [providers.Provider] for OpenAI's Chat Completions
 // API and every server that speaks it (vLLM, llama.cpp's server, Ollama,
-// OpenRouter, DeepSeek, Groq, LM Studio, ...).
+// LM Studio, OpenRouter, DeepSeek, Groq, ...), and for OpenAI's Responses
+// API ([NewResponses]).
+//
+//	p := openai.New(openai.Options{BaseURL: "http://localhost:11434/v1", APIKey: "ollama"})
+//	cfg := loop.Config{Provider: p, Model: p.Model("qwen3:8b")}
+//
+// The zero Options talk to api.openai.com with the key in OPENAI_API_KEY;
+// [FromEnv] reads OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL, as the
+// examples do (OPENAI_BASE_URL=http://localhost:11434/v1 OPENAI_API_KEY=ollama
+// OPENAI_MODEL=qwen3:8b go run ./examples/chat). Base URLs of common servers:
+// Ollama http://localhost:11434/v1 (any pulled model with tool support);
+// vLLM http://localhost:8000/v1 (started with --enable-auto-tool-choice
+// --tool-call-parser ...); llama.cpp's llama-server http://localhost:8080/v1
+// (started with --jinja for tool calls); LM Studio, OpenRouter, DeepSeek
+// and Groq their /v1 URL and key.
+//
+// # Requests
+//
+// A provider makes its models (p.Model), so that their API and provider
+// names agree with it. Before any request, Stream refuses a Model without
+// an ID, one made for another API, and a base URL that is not an absolute
+// http or https URL with a host and no query. The path is used as given (a
+// server that wants /v1 needs it in the URL), and a refusal names the
+// request: "HTTP 404: 404 page not found (POST
+// http://localhost:8080/chat/completions)". Rate limits and 5xx answers
+// before the first token are retried with exponential backoff and jitter,
+// honouring Retry-After, and the error of a retried request counts its
+// attempts ("...; 4 attempts)"); a refused connection, an unknown host, an
+// untrusted certificate and a malformed URL are not retried.
+//
+// Before a request goes out, the transcript is made one the server accepts,
+// whatever it holds (a cancelled run, a hand-edited session): every call
+// gets a unique non-empty id and a valid name and is answered right after
+// its message (a stand-in error result for a call without one), results
+// that answer no call are left out of the request (the transcript keeps
+// them), arguments that were never valid JSON are sent as {}, and every
+// message carries its content, "" included.
+//
+// # Responses
 //
 // It streams text, reasoning (the reasoning_content, reasoning or
 // reasoning_text field such servers send, as thinking blocks) and tool
 // calls, assembling tool-call fragments by index (or, for servers that send
 // none, by id). A tool call whose argument text never became complete JSON
 // is marked Incomplete, so the loop refuses it like a call from a truncated
-// response, even when the server claimed it finished normally.
+// response, even when the server claimed it finished normally. Usage and
+// cost come from the final chunk (or Groq's x_groq). Finish reasons: length
+// is length, tool_calls is toolUse, content_filter an error; a stream that
+// ends in the server's error event keeps the server's message.
 //
-// Before a request goes out, the transcript is made acceptable to the
-// server: a tool call left without a result (a cancelled run) gets a
-// synthetic error result, and arguments that were never valid JSON are
-// sent as {}.
-//
-// # Reading the server
-//
-// Requests are built from github.com/sashabaranov/go-openai's types, but
-// the provider sends them and reads the Server-Sent Events itself: go-openai's
-// stream reader reads a line of any length and keeps lines it does not
-// understand, so a hostile or broken server could make it hold gigabytes,
-// and it has no field for the reasoning, usage and error shapes several
-// servers send (delta.reasoning, x_groq.usage, an "event: error" line).
-// Every read is bounded: the bytes of one SSE line (MaxLineBytes), of one
-// event (MaxEventBytes), of one response (MaxResponseBytes) and of an error
-// body (MaxErrorBodyBytes), and the time to connect (ConnectTimeout), to the
-// response's headers (HeaderTimeout) and between two reads of the stream
-// that bring more than keep-alives (IdleTimeout).
-// Compressed responses are refused (the provider asks for none), so a
-// small body cannot unpack into a large one. Each limit ends the message
-// with stop reason error and a message naming it.
+// Every read is bounded by [providers.HTTPOptions]: the bytes of one SSE
+// line (MaxLineBytes), of one event (MaxEventBytes), of one response
+// (MaxResponseBytes) and of an error body (MaxErrorBodyBytes), and the time
+// to connect (ConnectTimeout), to the response's headers (HeaderTimeout) and
+// between two reads of the stream that bring more than keep-alives
+// (IdleTimeout). Compressed responses are refused (the provider asks for
+// none), so a small body cannot unpack into a large one. Each limit ends
+// the message with stop reason error and a message naming it.
 //
 // Failures never escape as Go errors or panics: HTTP errors, broken or
 // malformed streams and cancellation end the message with stop reason error
-// or aborted, keeping what arrived. Rate limits and 5xx answers before the
-// first token are retried with exponential backoff and jitter, honouring
-// Retry-After. The API key never appears in a message, error or log.
+// or aborted, keeping what arrived. The API key never appears in a message,
+// error or log. The tests replay streams recorded from OpenAI, Azure, Groq,
+// DeepSeek, Alibaba, xAI, Mistral, vLLM, Ollama, llama.cpp, OpenRouter and
+// Z.ai.
+//
+// # The Responses API
+//
+// [NewResponses] keeps what Chat Completions loses: reasoning items with
+// their encrypted_content (stateless: store is false; asked for from every
+// reasoning model, by Model.Reasoning or by name), sent back rebuilt from
+// their checked fields, with message and call item ids and a message's
+// phase. A reasoning item the server could not resolve (no encrypted
+// content) or a signature that is not one is left out, with the ids linked
+// to it. A response.incomplete with max_output_tokens reaches the loop as
+// length, and no call in it runs.
 package openai
 
 import (

@@ -7,20 +7,28 @@
 // tools.Source: give it to the loop (loop.Config.ToolSources) and the
 // model is offered the servers' current tools before every model call.
 //
-//	ts, err := mcp.Connect(ctx, mcp.Options{}, mcp.Server{Name: "files",
-//		Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", dir}})
+//	ts, err := mcp.Connect(ctx, mcp.Options{},
+//		mcp.Server{Name: "files", Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", dir}},
+//		mcp.Server{Name: "issues", URL: "https://mcp.example.com/mcp", Header: http.Header{"Authorization": {"Bearer " + token}}})
 //	if err != nil { ... }
-//	defer ts.Close()
+//	defer ts.Close() // stops the servers it started
 //	a, err := agent.New(agent.Options{Config: loop.Config{Provider: p, Model: m, ToolSources: []tools.Source{ts}}})
+//
+// go run ./examples/mcp shows it on the scripted model. The tests run
+// in-memory servers for every failure below, and the real
+// @modelcontextprotocol/server-everything (stdio and streamable HTTP) and
+// server-filesystem, pinned in testdata/npm (npm ci there).
 //
 // # Checked like Go tools
 //
-// Each tool's input schema (servers commonly send draft-07) is checked by
-// the tools package: arguments are coerced and validated, and a call that
-// does not fit gets the full violation listing without reaching the
-// server. A schema the tools package cannot use (one google/jsonschema-go
-// does not resolve, one that refers to a remote schema, one whose
-// references loop or go past the bounds of a check, or whose root is not
+// Each tool's input schema (draft-07, which servers commonly send, or
+// 2020-12) is checked by the tools package: arguments are coerced and
+// validated, and a call that does not fit gets the full violation listing
+// without reaching the server (the SDK's client validates nothing). A schema the tools package cannot use (one google/jsonschema-go
+// does not resolve, one that refers to a remote schema (nothing is
+// fetched), one whose references loop without descending into the value
+// ($ref by pointer, $id, $anchor, $dynamicRef) or go past the bounds of a
+// check, or whose root is not
 // an object) leaves its tool out, with the reason in Refused and the log; keywords that neither validator
 // knows (vendor extensions) are ignored, as JSON Schema prescribes, and
 // the server's own validation decides on them.

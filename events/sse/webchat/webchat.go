@@ -1,19 +1,29 @@
 // Package webchat serves a minimal browser chat page for an agent and
 // keeps it to its owner: the page (embedded HTML/JavaScript, no build
 // step), the small HTTP API it talks to, the Guard every request goes
-// through, and a server with the timeouts a local page needs. Before the
-// first message the page says what to do, and Backend.Notice (say, that a
-// scripted model answers) stays in view above the conversation.
+// through, and a server with the timeouts a local page needs.
 //
 //	guard := webchat.NewGuard()
 //	page := webchat.Handler(webchat.Backend{Events: broker, Send: send, Stop: stop, Guard: guard})
 //	fmt.Println("open", guard.URL("http://127.0.0.1:8080/"))
 //	webchat.NewServer("127.0.0.1:8080", page).ListenAndServe()
 //
-// The page shows the assistant's text as it streams, a card per tool call
-// (its arguments, its progress, its result or error), and lets the user
-// send a message (which starts a run, or steers the running one) and stop
-// the run.
+// The page shows the assistant's text as it streams (once a frame, so a
+// long answer in small pieces costs it no more than a short one), a card
+// per tool call (its arguments, its progress, its result or error), and
+// lets the user send a message (which starts a run, or steers the running
+// one) and stop the run. Before the first message it says what to do, and
+// Backend.Notice (say, that a scripted model answers) stays in view above
+// the conversation. go run ./examples/web serves it.
+//
+// A local page is reachable by every web page its user visits, so a
+// Handler requires a Guard, which admits only its owner: localhost names
+// only (no DNS rebinding), a random token from the address the server
+// prints (kept as a SameSite=Strict cookie), and state-changing requests
+// only as same-origin JSON of bounded size, in bytes and time. Every
+// refusal is answered at once and closes the connection, even when the
+// request declared a body it never sends; NewServer adds header, read and
+// idle timeouts.
 package webchat
 
 import (
