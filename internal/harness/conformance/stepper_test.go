@@ -294,7 +294,6 @@ func TestSteppedLimitsAndTimeouts(t *testing.T) {
 	}
 }
 
-
 // TestOwnedByLoopSeesTheDefaultRuntime shows that the checks of
 // TestSteppedLoopOwnsNothing can fail: under the default runtime the
 // bodies of a parallel batch run on goroutines of the loop's errgroup, the
