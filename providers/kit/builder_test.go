@@ -188,7 +188,9 @@ func TestForRequestStampsTheCallersClock(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			before := time.Now().UnixMilli()
 			b := ForRequest(&providers.Request{Model: providers.Model{ID: "m", API: "a", Provider: "p"}, Time: tt.time})
-			stamps := []int64{b.Start().Message.Timestamp, b.TextDelta("hi").Message.Timestamp}
+			start := b.Start()
+			b.TextDelta("hi")
+			stamps := []int64{start.Message.Timestamp, b.Snapshot().Timestamp}
 			final := b.Done(providers.StopReasonStop, providers.Usage{})
 			stamps = append(stamps, final.Message.Timestamp)
 			for _, ts := range stamps {
