@@ -33,8 +33,10 @@ import (
 //     workflow runtime answers from the workflow's state at once.
 //
 // The methods are called from the run's goroutine and from the bodies Fan
-// and Await run, never concurrently with each other when the runtime runs
-// one body at a time.
+// and Await run: a runtime that runs bodies at once must allow calls at
+// once; one that runs one body at a time sees them one at a time. The
+// smallest Runtime (see the example) never moves its clock and runs bodies
+// one after another: no deadline passes on it, so every body is waited for.
 type Runtime interface {
 	// Now is the run's clock. The loop stamps its messages with it and
 	// hands it to the provider (providers.Request.Time) and the Compactor
