@@ -5,8 +5,6 @@ package loop
 // (body.go), sequential or parallel, to the result messages in call order.
 
 import (
-	"golang.org/x/sync/errgroup"
-
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/tools"
@@ -142,7 +140,7 @@ func (r *run) failTruncated(calls []*call) []*call {
 		r.emitStart(c)
 		c.fail(events.OutcomeTruncated, truncatedText(c.tc.Name))
 		r.emitEnd(c)
-		r.emitResult(c, providers.Now())
+		r.emitResult(c, r.now())
 	}
 	return calls
 }
@@ -156,7 +154,7 @@ func (r *run) runSequential(a providers.AssistantMessage, calls []*call) []*call
 			r.execute(a, c)
 		}
 		r.emitEnd(c)
-		r.emitResult(c, providers.Now())
+		r.emitResult(c, r.now())
 		if r.ctx.Err() != nil {
 			return calls[:i+1]
 		}
@@ -188,43 +186,11 @@ func (r *run) runParallel(a providers.AssistantMessage, calls, prepared []*call)
 	} else if len(prepared) > 1 {
 		r.runTogether(a, prepared)
 	}
-	now := providers.Now() // the results are made together
+	now := r.now() // the results are made together
 	for _, c := range calls[:seen] {
 		r.emitResult(c, now)
 	}
 	return calls[:seen]
-}
-
-// runTogether runs the prepared calls' bodies at once, each on a goroutine
-// of an errgroup, bounded only by MaxParallelTools. No body waits for
-// another body or for a timer to start. Each end event goes out as soon as
-// its body and the after-call hook have finished; the caller appends the
-// result messages in call order once every body is done.
-//
-// No body returns an error to the group: one failing body must not cancel
-// its siblings.
-func (r *run) runTogether(a providers.AssistantMessage, prepared []*call) {
-	var g errgroup.Group
-	inline := prepared[len(prepared)-1]
-	if r.cfg.Limits.MaxParallelTools > 0 {
-		g.SetLimit(r.cfg.Limits.MaxParallelTools)
-		inline = nil
-	}
-	for _, c := range prepared {
-		if c == inline {
-			break
-		}
-		g.Go(func() error {
-			r.finish(a, c)
-			return nil
-		})
-	}
-	if inline != nil {
-		// With no limit, the last body runs on this goroutine, which would
-		// otherwise only wait: it starts as the others do, right after them.
-		r.finish(a, inline)
-	}
-	_ = g.Wait()
 }
 
 // finish runs a prepared call's body and publishes its end.

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/agentloop/agentloop/events"
@@ -42,8 +41,14 @@ func (r *run) runBody(c *call) (err error) {
 	defer c.updates.settle()
 	timeout, set := r.timeout(c.tool)
 	ctx := r.ctx
-	if !set {
+	switch {
+	case set:
+	case r.rt == nil:
 		ctx = r.deadlines.get(r.ctx, timeout)
+	default:
+		var cancel context.CancelFunc
+		ctx, cancel = r.rt.WithTimeout(r.ctx, timeout)
+		defer cancel()
 	}
 	if ctx, err = r.stepContext(ctx, Step{Kind: StepTool, Model: r.cfg.Model, Call: c.tc}); err != nil {
 		return err
@@ -74,37 +79,35 @@ func (r *run) timeout(t *tools.Tool) (d time.Duration, set bool) {
 	return DefaultToolTimeout, false
 }
 
-// runBodyWithin runs the body on its own goroutine, so that a body that
-// ignores cancellation cannot hold the run past a timeout that was set.
-// Its late result is discarded when it finally returns.
+// runBodyWithin runs the body so that a body that ignores cancellation
+// cannot hold the run past a timeout that was set: on its own goroutine
+// under the default runtime (see wallWithin), through Runtime.Await under
+// another. Its late result is discarded when it finally returns.
 func (r *run) runBodyWithin(ctx context.Context, c *call, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	type outcome struct {
-		res tools.Result
-		err error
+	if r.rt == nil {
+		return r.wallWithin(ctx, c, timeout)
 	}
-	done := make(chan outcome, 1)
-	go func() {
-		res, err := c.inv.Run(ctx)
-		done <- outcome{res, err}
-	}()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case o := <-done:
-		if o.err == nil {
-			c.result = o.res
-		} else if r.ctx.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			// The body gave up on the same deadline: its own, not the
-			// run's (a run whose deadline passed is cancelled).
-			return timedOut(c.tc.Name, timeout)
-		}
-		return o.err
-	case <-timer.C:
+	ctx, cancel := r.rt.WithTimeout(ctx, timeout)
+	defer cancel()
+	var res tools.Result
+	var err error
+	if !r.rt.Await(timeout, func() { res, err = c.inv.Run(ctx) }) {
 		c.updates.settle()
 		return timedOut(c.tc.Name, timeout)
 	}
+	return r.returned(ctx, c, res, err, timeout)
+}
+
+// returned takes the result of a body that returned within its timeout:
+// a body that gave up on its own deadline (not the run's: a run whose
+// deadline passed is cancelled) timed out.
+func (r *run) returned(ctx context.Context, c *call, res tools.Result, err error, timeout time.Duration) error {
+	if err == nil {
+		c.result = res
+	} else if r.ctx.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return timedOut(c.tc.Name, timeout)
+	}
+	return err
 }
 
 // errTimedOut marks a body that passed its timeout.
@@ -121,66 +124,6 @@ type timeoutError struct{ text string }
 func (e *timeoutError) Error() string { return e.text }
 
 func (e *timeoutError) Is(target error) bool { return target == errTimedOut }
-
-// deadlines hands the bodies under the default timeout d a context that
-// ends at least d and at most d+d/16 after they start: one context serves
-// every body that starts while its deadline is more than d away, so the
-// default costs a timer every d/32 of a run's time, not a timer, a clock
-// reading or a goroutine per call. A body's fast path is one atomic load;
-// a timer marks the context stale d/32 after it was made (while its
-// deadline is still d+d/32 away, room for a late timer), and the next body
-// makes a new one.
-type deadlines struct {
-	cur  atomic.Pointer[sharedDeadline]
-	mu   sync.Mutex        // held to make a new one
-	live []*sharedDeadline // until the run ends or their deadline passes
-}
-
-type sharedDeadline struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	stale  atomic.Bool
-	timer  *time.Timer // marks it stale
-}
-
-func (dl *deadlines) get(parent context.Context, d time.Duration) context.Context {
-	if s := dl.cur.Load(); s != nil && !s.stale.Load() {
-		return s.ctx
-	}
-	dl.mu.Lock()
-	defer dl.mu.Unlock()
-	if s := dl.cur.Load(); s != nil && !s.stale.Load() {
-		return s.ctx
-	}
-	ctx, cancel := context.WithDeadline(parent, time.Now().Add(d+d/16))
-	s := &sharedDeadline{ctx: ctx, cancel: cancel}
-	s.timer = time.AfterFunc(d/32, func() { s.stale.Store(true) })
-	// A context whose deadline passed serves no body; the others may still
-	// serve one of this batch, so they stay until the run ends.
-	kept := dl.live[:0]
-	for _, l := range dl.live {
-		if l.ctx.Err() == nil {
-			kept = append(kept, l)
-		} else {
-			l.timer.Stop()
-		}
-	}
-	dl.live = append(kept, s)
-	dl.cur.Store(s)
-	return ctx
-}
-
-// release ends the contexts and their timers at the end of the run.
-func (dl *deadlines) release() {
-	dl.mu.Lock()
-	defer dl.mu.Unlock()
-	for _, l := range dl.live {
-		l.timer.Stop()
-		l.cancel()
-	}
-	dl.live = nil
-	dl.cur.Store(nil)
-}
 
 // updates forwards a body's partial results as events until the body is
 // over; later calls are ignored.

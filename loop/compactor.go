@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/agentloop/agentloop/events"
 	"github.com/agentloop/agentloop/providers"
@@ -26,6 +27,10 @@ type CompactInput struct {
 	Options      providers.RequestOptions
 	SystemPrompt string
 	Tools        []providers.ToolSpec
+	// Now is the run's clock (Runtime.Now) for what the Compactor stamps
+	// (a summary's Timestamp, its own request's Time); the zero time, under
+	// the default runtime, means the wall clock (providers.Now).
+	Now time.Time
 }
 
 // CompactOutput is what a Compactor decided.
@@ -50,7 +55,7 @@ var (
 // returns the messages to send.
 func (r *run) compact(msgs []providers.Message) ([]providers.Message, error) {
 	out, err := r.cfg.Compactor.Compact(r.ctx, CompactInput{Transcript: msgs, Model: r.cfg.Model, Provider: r.cfg.Provider,
-		Options: r.cfg.RequestOptions, SystemPrompt: r.c.SystemPrompt, Tools: r.specs})
+		Options: r.cfg.RequestOptions, SystemPrompt: r.c.SystemPrompt, Tools: r.specs, Now: r.nowTime()})
 	if err != nil {
 		return nil, fmt.Errorf("loop: Compactor: %w", err)
 	}

@@ -71,6 +71,11 @@ type Config struct {
 	// (steering) and those that start another turn when it would end
 	// (follow-ups); nil means none. An agent.Agent supplies its queues.
 	Queue Queue
+	// Runtime drives the run: its clock, how a parallel batch's bodies
+	// start, how the loop waits for a body with a timeout. nil is the
+	// default runtime (the wall clock, goroutines, channels and timers); a
+	// workflow engine supplies its own (see Runtime).
+	Runtime Runtime
 	// Logger receives what the developer should see and the model should
 	// not: a panic in a tool body, a hook or the provider, with its stack.
 	// nil means slog.Default(). API keys are never logged.

@@ -163,7 +163,8 @@ func CheckTools(ts []*tools.Tool) error {
 type run struct {
 	ctx    context.Context
 	cfg    Config
-	h      hooks // cfg.Hooks, gathered by kind
+	rt     Runtime // cfg.Runtime; nil: the default runtime (wall.go)
+	h      hooks   // cfg.Hooks, gathered by kind
 	sink   events.Handler
 	emitMu sync.Mutex
 	seq    uint64 // the last own event's number (events.Seq.N); under emitMu
@@ -203,7 +204,7 @@ func newRun(ctx context.Context, conv Conversation, cfg Config, emit events.Hand
 	if emit == nil {
 		emit = func(context.Context, events.Event) {}
 	}
-	r := &run{cfg: cfg, h: gather(cfg.Hooks), sink: emit}
+	r := &run{cfg: cfg, rt: cfg.Runtime, h: gather(cfg.Hooks), sink: emit}
 	var err error
 	if r.ctx, err = r.stepContext(ctx, Step{Kind: StepRun, Model: cfg.Model}); err != nil {
 		return nil, err
@@ -402,7 +403,7 @@ func (r *run) close(cause error) error {
 	}
 	m := r.cfg.Model
 	msg := providers.AssistantMessage{Content: []providers.Content{}, API: m.API, Provider: m.Provider,
-		Model: m.ID, StopReason: reason, ErrorMessage: cause.Error(), Timestamp: providers.Now()}
+		Model: m.ID, StopReason: reason, ErrorMessage: cause.Error(), Timestamp: r.now()}
 	if !r.started {
 		r.emit(events.AgentStart{})
 	}

@@ -54,7 +54,7 @@ func (r *run) streamAssistant() (providers.AssistantMessage, error) {
 	}
 	// The request is the run's, reused from call to call: a provider may
 	// not keep it past its sequence (see providers.Provider).
-	r.req = providers.Request{Model: r.cfg.Model, SystemPrompt: r.c.SystemPrompt, Messages: msgs, Tools: r.specs, Options: opts, Output: r.cfg.Output}
+	r.req = providers.Request{Model: r.cfg.Model, SystemPrompt: r.c.SystemPrompt, Messages: msgs, Tools: r.specs, Options: opts, Output: r.cfg.Output, Time: r.nowTime()}
 	ctx, err := r.stepContext(r.ctx, Step{Kind: StepModel, Model: r.cfg.Model})
 	if err != nil {
 		return providers.AssistantMessage{}, err
@@ -148,7 +148,7 @@ func (r *run) onStreamEvent(ev providers.StreamEvent) bool {
 // last partial snapshot).
 func (r *run) finalMessage(final, partial *providers.AssistantMessage) providers.AssistantMessage {
 	if final == nil {
-		a := providers.AssistantMessage{API: r.cfg.Model.API, Provider: r.cfg.Model.Provider, Model: r.cfg.Model.ID, Timestamp: providers.Now()}
+		a := providers.AssistantMessage{API: r.cfg.Model.API, Provider: r.cfg.Model.Provider, Model: r.cfg.Model.ID, Timestamp: r.now()}
 		if partial != nil {
 			a = *partial
 			a.Content = closeCalls(a.Content)

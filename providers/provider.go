@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
+	"time"
 )
 
 // Provider streams model responses. Implementations must be safe for
@@ -43,6 +44,12 @@ type Request struct {
 	// Output, when not nil, asks for the answer as JSON fitting a schema,
 	// from a provider that offers it (StructuredOutput); others ignore it.
 	Output *OutputFormat
+	// Time, when not zero, is when the request was made by the caller's
+	// clock (loop.Runtime.Now): the response's messages are stamped with
+	// it instead of the wall clock, so a caller that owns time (a workflow
+	// engine) gets the same messages when it replays. The zero value reads
+	// the wall clock (Now) when the response starts.
+	Time time.Time
 }
 
 // OutputFormat is a schema the model's answer is to fit (structured

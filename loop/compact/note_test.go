@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
@@ -44,4 +45,34 @@ func many(n int) []providers.Message {
 		msgs = append(msgs, providers.NewUserText(strings.Repeat("tell me more ", 30)), faux.Reply(faux.Text(strings.Repeat("here is more ", 30))))
 	}
 	return msgs
+}
+
+// TestSummaryOnTheRunsClock: a summary is stamped with the run's clock
+// (CompactInput.Now), and its own request carries it, so the provider
+// stamps the reply with it too; a zero Now is the wall clock.
+func TestSummaryOnTheRunsClock(t *testing.T) {
+	at := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+	for _, now := range []time.Time{at, {}} {
+		model := faux.New(faux.Reply(faux.Text("summary")))
+		in := loop.CompactInput{Transcript: many(12), Provider: model, Model: providers.Model{ID: "m"}, Now: now}
+		before := time.Now().UnixMilli()
+		out, err := Summarize{Window: 2000}.Compact(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, ok := out.Store.(providers.SummaryMessage)
+		if !ok {
+			t.Fatalf("stored %T, want a summary", out.Store)
+		}
+		reqs := model.Requests()
+		if len(reqs) != 1 || !reqs[0].Time.Equal(now) {
+			t.Fatalf("the summary's request carried %v, want %v", reqs, now)
+		}
+		switch {
+		case !now.IsZero() && s.Timestamp != at.UnixMilli():
+			t.Fatalf("stamped %d, want the run's clock %d", s.Timestamp, at.UnixMilli())
+		case now.IsZero() && s.Timestamp < before:
+			t.Fatalf("stamped %d, before the wall clock's %d", s.Timestamp, before)
+		}
+	}
 }

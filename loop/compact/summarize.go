@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/events"
@@ -93,7 +94,7 @@ func (s Summarize) view(ctx context.Context, in loop.CompactInput) (loop.Compact
 		}
 		return trim.trim(in, "the summary failed ("+err.Error()+"); trimmed instead", limit), nil
 	}
-	summary := providers.SummaryMessage{Summary: text, Through: t.first, Timestamp: providers.Now()}
+	summary := providers.SummaryMessage{Summary: text, Through: t.first, Timestamp: stampAt(in.Now)}
 	view := append([]providers.Message{providers.SummaryMessage{Summary: text, Timestamp: summary.Timestamp}}, t.msgs...)
 	n := countMessages(older)
 	return loop.CompactOutput{Send: view, Store: summary, Event: &events.Compacted{Strategy: "summarize",
@@ -142,7 +143,7 @@ func (s Summarize) summarize(ctx context.Context, in loop.CompactInput, so strin
 		return "", err
 	}
 	seq, err := in.Provider.Stream(ctx, &providers.Request{Model: in.Model, SystemPrompt: prompt,
-		Messages: []providers.Message{providers.NewUserText(text)}, Options: in.Options})
+		Messages: []providers.Message{providers.NewUserText(text)}, Options: in.Options, Time: in.Now})
 	if err != nil {
 		return "", err
 	}
@@ -274,4 +275,13 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// stampAt is a timestamp by the run's clock (loop.CompactInput.Now), or by
+// the wall clock when the run left it zero.
+func stampAt(now time.Time) int64 {
+	if now.IsZero() {
+		return providers.Now()
+	}
+	return now.UnixMilli()
 }

@@ -134,7 +134,7 @@ func (p *Provider) next(req *providers.Request) Step {
 func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq[providers.StreamEvent], error) {
 	step := p.next(req)
 	return func(yield func(providers.StreamEvent) bool) {
-		b := kit.NewBuilder(req.Model)
+		b := kit.ForRequest(req)
 		if !yield(b.Start()) {
 			return
 		}

@@ -180,7 +180,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	contents, config := p.request(req)
 	return func(yield func(providers.StreamEvent) bool) {
 		s := &streamer{p: p, client: client, model: req.Model, name: name,
-			Out: httpx.Out{Yield: yield, Builder: kit.NewBuilder(req.Model), Key: key}}
+			Out: httpx.Out{Yield: yield, Builder: kit.ForRequest(req), Key: key}}
 		s.run(httpx.Watch(ctx), contents, config) // Fail names a limit the SDK hid
 	}, nil
 }

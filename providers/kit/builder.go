@@ -38,9 +38,23 @@ type block struct {
 	call     providers.ToolCall
 }
 
-// NewBuilder returns a Builder for a message from the given model.
-func NewBuilder(m providers.Model) *Builder {
-	b := &Builder{header: providers.AssistantMessage{API: m.API, Provider: m.Provider, Model: m.ID, Timestamp: providers.Now()}, text: -1}
+// NewBuilder returns a Builder for a message from the given model, stamped
+// with the wall clock (providers.Now). A provider answering a request uses
+// ForRequest, which honours the caller's clock.
+func NewBuilder(m providers.Model) *Builder { return newBuilder(m, providers.Now()) }
+
+// ForRequest returns a Builder for the response to req: a message from
+// req.Model stamped with req.Time, the caller's clock (a workflow engine's,
+// through loop.Runtime), or with the wall clock when req.Time is zero.
+func ForRequest(req *providers.Request) *Builder {
+	if req.Time.IsZero() {
+		return NewBuilder(req.Model)
+	}
+	return newBuilder(req.Model, req.Time.UnixMilli())
+}
+
+func newBuilder(m providers.Model, at int64) *Builder {
+	b := &Builder{header: providers.AssistantMessage{API: m.API, Provider: m.Provider, Model: m.ID, Timestamp: at}, text: -1}
 	b.hist = &history{header: b.header}
 	return b
 }

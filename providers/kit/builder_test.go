@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentloop/agentloop/providers"
 )
@@ -171,5 +172,35 @@ func TestBuilderFailKeepsPartial(t *testing.T) {
 	tc := e.Message.ToolCalls()[0]
 	if !tc.Incomplete || tc.RawArguments != `{"a":` || e.Message.ErrorMessage != "connection reset" {
 		t.Fatalf("failed message %+v", e.Message)
+	}
+}
+
+// TestForRequestStampsTheCallersClock: a response is stamped with the
+// request's Time, the caller's clock, in every snapshot and in the final
+// message; a zero Time is the wall clock.
+func TestForRequestStampsTheCallersClock(t *testing.T) {
+	at := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+	tests := []struct {
+		name string
+		time time.Time
+	}{{"the caller's clock", at}, {"the wall clock", time.Time{}}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := time.Now().UnixMilli()
+			b := ForRequest(&providers.Request{Model: providers.Model{ID: "m", API: "a", Provider: "p"}, Time: tt.time})
+			start := b.Start()
+			b.TextDelta("hi")
+			stamps := []int64{start.Message.Timestamp, b.Snapshot().Timestamp}
+			final := b.Done(providers.StopReasonStop, providers.Usage{})
+			stamps = append(stamps, final.Message.Timestamp)
+			for _, ts := range stamps {
+				if !tt.time.IsZero() && ts != at.UnixMilli() || tt.time.IsZero() && ts < before {
+					t.Fatalf("stamped %v, want %v (0: the wall clock, from %d)", stamps, tt.time, before)
+				}
+			}
+			if final.Message.Model != "m" || final.Message.API != "a" || final.Message.Provider != "p" {
+				t.Fatalf("header %+v, want the request's model", final.Message)
+			}
+		})
 	}
 }

@@ -83,7 +83,7 @@ func (p *Responses) Stream(ctx context.Context, req *providers.Request) (iter.Se
 	}
 	return func(yield func(providers.StreamEvent) bool) {
 		s := &responseStreamer{p: p, model: req.Model, maxArgs: req.Options.ArgumentLimit(),
-			Out: httpx.Out{Yield: yield, Builder: kit.NewBuilder(req.Model), Key: key}}
+			Out: httpx.Out{Yield: yield, Builder: kit.ForRequest(req), Key: key}}
 		s.run(ctx, body)
 	}, nil
 }

@@ -19,11 +19,20 @@ import (
 
 // Play runs a scenario through loop.Run and returns its normalized trace,
 // one JSON-ready value per line.
-func Play(s Scenario) ([]any, error) {
+func Play(s Scenario) ([]any, error) { return play(s, nil, nil) }
+
+// PlayStepped is Play under rt (the scripted tools sleep on its clock),
+// calling observe, when not nil, with every event as the handler gets it.
+// The caller closes rt.
+func PlayStepped(s Scenario, rt *Stepper, observe func(events.Event)) ([]any, error) {
+	return play(s, rt, observe)
+}
+
+func play(s Scenario, rt *Stepper, observe func(events.Event)) ([]any, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	p := &player{s: s, order: map[string]json.RawMessage{}}
+	p := &player{s: s, rt: rt, order: map[string]json.RawMessage{}}
 	model := faux.New()
 	for _, r := range s.Responses {
 		m, err := p.response(r)
@@ -53,12 +62,18 @@ func Play(s Scenario) ([]any, error) {
 		Hooks:    []loop.Hooks{hooks},
 		Queue:    queue{steering: p.queued(s.Steering), followUp: p.queued(s.FollowUp)},
 	}
+	if rt != nil {
+		cfg.Runtime = rt
+	}
 	if s.ToolExecution == "sequential" {
 		cfg.ToolExecution = tools.Sequential
 	}
 	prompt := providers.UserMessage{Content: []providers.Content{providers.Text{Text: s.Prompt}}}
 	_, err := loop.Run(ctx, []providers.Message{prompt}, loop.Conversation{SystemPrompt: s.SystemPrompt, Tools: toolset}, cfg,
 		func(_ context.Context, e events.Event) {
+			if observe != nil {
+				observe(e)
+			}
 			// Every event is numbered without gaps (events.Seq); the
 			// envelope is ours, so the trace leaves it out.
 			if err := p.seq.Check(e); err != nil && p.seqErr == nil {
@@ -118,7 +133,8 @@ type player struct {
 	seq        events.SeqCheck // the run's numbering, checked event by event
 	seqErr     error
 	executed   []execution
-	clock      clock // the scripted tools' time
+	clock      clock    // the scripted tools' time
+	rt         *Stepper // when not nil, their time instead
 	// order holds each call's raw arguments, to write $args with the
 	// model's key order as the reference does.
 	order map[string]json.RawMessage
@@ -181,7 +197,7 @@ func (p *player) tool(st ScriptedTool) (*tools.Tool, error) {
 			if ctx.Err() != nil {
 				return tools.Result{}, errors.New("aborted")
 			}
-			if !p.clock.sleep(ctx, time.Duration(st.DelayMs)*time.Millisecond) {
+			if !p.sleep(ctx, time.Duration(st.DelayMs)*time.Millisecond) {
 				return tools.Result{}, errors.New("aborted")
 			}
 		}
@@ -270,4 +286,13 @@ func (p *player) after(_ context.Context, c loop.AfterCall) (loop.AfterResult, e
 		return out, nil
 	}
 	return loop.AfterResult{}, nil
+}
+
+// sleep waits d on the scripted tools' clock, or until ctx ends; it
+// reports whether the full time passed.
+func (p *player) sleep(ctx context.Context, d time.Duration) bool {
+	if p.rt != nil {
+		return p.rt.Sleep(ctx, d)
+	}
+	return p.clock.sleep(ctx, d)
 }
