@@ -37,24 +37,22 @@ func (r *run) streamAssistant() (providers.AssistantMessage, error) {
 		r.refreshTools()
 	}
 	msgs := r.c.Messages[:len(r.c.Messages):len(r.c.Messages)]
-	var err error
+	// One key for the call and for a summary the compactor asks for.
+	key, err := r.apiKey()
+	if err != nil {
+		return providers.AssistantMessage{}, err
+	}
 	if r.cfg.Compactor != nil {
-		if msgs, err = r.compact(msgs); err != nil {
+		if msgs, err = r.compact(msgs, key); err != nil {
 			return providers.AssistantMessage{}, err
 		}
 	}
 	if msgs, err = r.shape(msgs); err != nil {
 		return providers.AssistantMessage{}, err
 	}
-	opts := r.cfg.RequestOptions
-	if key, err := r.apiKey(); err != nil {
-		return providers.AssistantMessage{}, err
-	} else if key != "" {
-		opts.APIKey = key
-	}
 	// The request is the run's, reused from call to call: a provider may
 	// not keep it past its sequence (see providers.Provider).
-	r.req = providers.Request{Model: r.cfg.Model, SystemPrompt: r.c.SystemPrompt, Messages: msgs, Tools: r.specs, Options: opts, Output: r.cfg.Output}
+	r.req = providers.Request{Model: r.cfg.Model, SystemPrompt: r.c.SystemPrompt, Messages: msgs, Tools: r.specs, Options: r.cfg.RequestOptions, APIKey: key, Output: r.cfg.Output}
 	ctx, err := r.stepContext(r.ctx, Step{Kind: StepModel, Model: r.cfg.Model})
 	if err != nil {
 		return providers.AssistantMessage{}, err

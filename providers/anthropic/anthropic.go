@@ -65,8 +65,9 @@ const DefaultModel = "claude-sonnet-4-5"
 // Options configure a Provider. The zero value talks to api.anthropic.com
 // with the key in ANTHROPIC_API_KEY.
 type Options struct {
-	// APIKey is the key; empty falls back to ANTHROPIC_API_KEY. A key set in
-	// the request options (the loop's GetAPIKey) takes precedence.
+	// APIKey is the provider's key; empty falls back to ANTHROPIC_API_KEY.
+	// A call's Request.APIKey (the loop's GetAPIKey hooks) takes
+	// precedence: see providers.Request.APIKey.
 	APIKey string
 	// BaseURL is the API's base URL; empty falls back to
 	// ANTHROPIC_BASE_URL, then Anthropic's.
@@ -167,7 +168,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	r.Model = m
 	req = &r
 	params := p.params(req)
-	key := req.Options.APIKey
+	key := req.APIKey
 	if key == "" {
 		key = p.opts.APIKey
 	}

@@ -60,9 +60,9 @@ const DefaultModel = "gemini-2.5-flash"
 // generativelanguage.googleapis.com with the key in GEMINI_API_KEY (or
 // GOOGLE_API_KEY).
 type Options struct {
-	// APIKey is the key; empty falls back to GEMINI_API_KEY, then
-	// GOOGLE_API_KEY. A key set in the request options (the loop's
-	// GetAPIKey) takes precedence.
+	// APIKey is the provider's key; empty falls back to GEMINI_API_KEY,
+	// then GOOGLE_API_KEY. A call's Request.APIKey (the loop's GetAPIKey
+	// hooks) takes precedence: see providers.Request.APIKey.
 	APIKey string
 	// BaseURL is the API's base URL; empty uses Google's.
 	BaseURL string
@@ -155,7 +155,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	r.Model = m
 	req = &r
 	client, key := p.client, p.opts.APIKey
-	if k := req.Options.APIKey; k != "" && k != key {
+	if k := req.APIKey; k != "" && k != key {
 		c, err := p.newClient(ctx, k)
 		if err != nil {
 			return nil, err

@@ -58,8 +58,9 @@ import (
 // Options configure a Provider. The zero value talks to api.openai.com with
 // the key in OPENAI_API_KEY.
 type Options struct {
-	// APIKey is the key; empty falls back to OPENAI_API_KEY. A key set in
-	// the request options (the loop's GetAPIKey) takes precedence.
+	// APIKey is the provider's key; empty falls back to OPENAI_API_KEY. A
+	// call's Request.APIKey (the loop's GetAPIKey hooks) takes precedence:
+	// see providers.Request.APIKey.
 	APIKey string
 	// BaseURL is the API's base URL, e.g. http://localhost:11434/v1 for
 	// Ollama; empty falls back to OPENAI_BASE_URL, then OpenAI's.
@@ -139,7 +140,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	if err != nil {
 		return nil, err
 	}
-	key := req.Options.APIKey
+	key := req.APIKey
 	if key == "" {
 		key = p.opts.APIKey
 	}

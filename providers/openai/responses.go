@@ -73,7 +73,7 @@ func (p *Responses) Stream(ctx context.Context, req *providers.Request) (iter.Se
 	if err != nil {
 		return nil, err
 	}
-	key := req.Options.APIKey
+	key := req.APIKey
 	if key == "" {
 		key = p.opts.APIKey
 	}
