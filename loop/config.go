@@ -197,8 +197,11 @@ type Hooks struct {
 	// GetAPIKey resolves the API key before every model call, so that
 	// short-lived keys can be refreshed. Bundles are asked in order; the
 	// first non-empty key wins and the rest are not asked; it is the
-	// call's providers.Request.APIKey. With none, the provider uses its
-	// own key (providers.Request.APIKey states the whole rule).
+	// call's providers.Request.APIKey, and a Compactor's summary request
+	// for that call carries it too (CompactInput.APIKey). With none, the
+	// provider uses its own key (providers.Request.APIKey states the whole
+	// rule). Asked once per model call: after the ConvertToLLM hooks, or
+	// before the Compactor when there is one.
 	GetAPIKey func(ctx context.Context, provider string) (string, error)
 	// TransformMessages rewrites the transcript for one request only (to
 	// prune or inject); the result is not written back. Chained: each

@@ -37,18 +37,25 @@ func (r *run) streamAssistant() (providers.AssistantMessage, error) {
 		r.refreshTools()
 	}
 	msgs := r.c.Messages[:len(r.c.Messages):len(r.c.Messages)]
-	// One key for the call and for a summary the compactor asks for.
-	key, err := r.apiKey()
-	if err != nil {
-		return providers.AssistantMessage{}, err
-	}
+	// One key per model call, asked for once: first when a compactor may
+	// make a request of its own (a summary) with it, else last.
+	var key string
+	var err error
 	if r.cfg.Compactor != nil {
+		if key, err = r.apiKey(); err != nil {
+			return providers.AssistantMessage{}, err
+		}
 		if msgs, err = r.compact(msgs, key); err != nil {
 			return providers.AssistantMessage{}, err
 		}
 	}
 	if msgs, err = r.shape(msgs); err != nil {
 		return providers.AssistantMessage{}, err
+	}
+	if r.cfg.Compactor == nil {
+		if key, err = r.apiKey(); err != nil {
+			return providers.AssistantMessage{}, err
+		}
 	}
 	// The request is the run's, reused from call to call: a provider may
 	// not keep it past its sequence (see providers.Provider).
