@@ -88,10 +88,7 @@ type Provider struct {
 // fragment) and on options the SDK refuses.
 func New(ctx context.Context, opts Options) (*Provider, error) {
 	if opts.APIKey == "" {
-		opts.APIKey = os.Getenv("GEMINI_API_KEY")
-	}
-	if opts.APIKey == "" {
-		opts.APIKey = os.Getenv("GOOGLE_API_KEY")
+		opts.APIKey = envKey()
 	}
 	if opts.BaseURL != "" {
 		if err := httpx.CheckBaseURL(opts.BaseURL, opts.APIKey); err != nil {
@@ -178,10 +175,20 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 // responseJsonSchema).
 func (p *Provider) StructuredOutput() bool { return true }
 
-// FromEnv returns a Provider and a Model for GEMINI_API_KEY (ok is false
-// without it) and GEMINI_MODEL (DefaultModel when empty).
+// envKey is the key of the environment: GEMINI_API_KEY, else
+// GOOGLE_API_KEY.
+func envKey() string {
+	if k := os.Getenv("GEMINI_API_KEY"); k != "" {
+		return k
+	}
+	return os.Getenv("GOOGLE_API_KEY")
+}
+
+// FromEnv returns a Provider and a Model for GEMINI_API_KEY, else
+// GOOGLE_API_KEY, the variables New reads (ok is false without either),
+// and GEMINI_MODEL (DefaultModel when empty).
 func FromEnv(ctx context.Context) (p *Provider, m providers.Model, ok bool) {
-	if os.Getenv("GEMINI_API_KEY") == "" {
+	if envKey() == "" {
 		return nil, providers.Model{}, false
 	}
 	name := os.Getenv("GEMINI_MODEL")
