@@ -69,7 +69,8 @@ type Options struct {
 	// Model overrides the model name sent; empty uses the request's
 	// Model.ID.
 	Model string
-	// Headers are added to every request.
+	// Headers are added to every request. They may not set
+	// X-Goog-Api-Key, where the key goes (APIKey): New refuses them.
 	Headers map[string]string
 
 	// HTTPOptions bound what the provider reads and how long it waits, and
@@ -85,7 +86,8 @@ type Provider struct {
 
 // New returns a Provider. It fails on a malformed BaseURL (one that is
 // not an absolute http or https URL with a host, or has a query or
-// fragment) and on options the SDK refuses.
+// fragment), on Headers that set X-Goog-Api-Key (where the key goes) and
+// on options the SDK refuses.
 func New(ctx context.Context, opts Options) (*Provider, error) {
 	if opts.APIKey == "" {
 		opts.APIKey = envKey()
@@ -94,6 +96,9 @@ func New(ctx context.Context, opts Options) (*Provider, error) {
 		if err := httpx.CheckBaseURL(opts.BaseURL, opts.APIKey); err != nil {
 			return nil, fmt.Errorf("gemini: %w", err)
 		}
+	}
+	if err := httpx.CheckHeaders(opts.Headers, "X-Goog-Api-Key"); err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
 	}
 	opts.HTTPOptions = kit.HTTPDefaults(opts.HTTPOptions)
 	p := &Provider{opts: opts}

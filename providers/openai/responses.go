@@ -48,7 +48,7 @@ const ResponsesAPI = "openai-responses"
 type Responses struct {
 	opts   Options
 	client *http.Client
-	bad    error // a malformed base URL, returned by every Stream
+	bad    error // a malformed base URL or a key header, returned by every Stream
 }
 
 // NewResponses returns a Responses provider. Options are read as New

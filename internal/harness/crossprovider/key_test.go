@@ -3,17 +3,24 @@ package crossprovider
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agentloop/agentloop/agent"
 	"github.com/agentloop/agentloop/events"
+	"github.com/agentloop/agentloop/internal/harness/recorded"
+	"github.com/agentloop/agentloop/internal/httpx"
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
+	"github.com/agentloop/agentloop/providers/anthropic"
+	"github.com/agentloop/agentloop/providers/gemini"
+	"github.com/agentloop/agentloop/providers/openai"
 )
 
 // The keys of TestKeyPrecedence: the provider's own, and a GetAPIKey
@@ -94,5 +101,75 @@ func TestKeyPrecedence(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// withHeaders makes the wire's provider with extra headers, returning the
+// error a constructor reports (Gemini's) instead of failing.
+func withHeaders(hw hostileWire, url string, h map[string]string) (providers.Provider, error) {
+	o := providers.HTTPOptions{MaxRetries: -1}
+	switch hw.name {
+	case "chat":
+		return openai.New(openai.Options{APIKey: providerKey, BaseURL: url, Headers: h, HTTPOptions: o}), nil
+	case "responses":
+		return openai.NewResponses(openai.Options{APIKey: providerKey, BaseURL: url, Headers: h, HTTPOptions: o}), nil
+	case "anthropic":
+		return anthropic.New(anthropic.Options{APIKey: providerKey, BaseURL: url, Headers: h, HTTPOptions: o}), nil
+	case "gemini":
+		return gemini.New(context.Background(), gemini.Options{APIKey: providerKey, BaseURL: url, Headers: h, HTTPOptions: o})
+	}
+	panic("unknown wire " + hw.name)
+}
+
+// TestKeyHeaderRefused: extra headers may not set the header a wire sends
+// its key in (in any case), which would be a second place for the key and
+// win over a GetAPIKey hook's: the provider refuses them before any
+// request, naming the header and not its value. Other headers go out.
+func TestKeyHeaderRefused(t *testing.T) {
+	keyHeader := map[string]string{"chat": "Authorization", "responses": "Authorization", "anthropic": "X-Api-Key", "gemini": "X-Goog-Api-Key"}
+	for _, hw := range hostileWires {
+		h := keyHeader[hw.name]
+		for _, name := range []string{h, strings.ToLower(h), strings.ToUpper(h), " " + h} {
+			t.Run(hw.name+"/"+name, func(t *testing.T) {
+				var requests atomic.Int32
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					requests.Add(1)
+					w.WriteHeader(http.StatusUnauthorized)
+				}))
+				defer srv.Close()
+				p, err := withHeaders(hw, srv.URL, map[string]string{"X-Trace": "1", name: "Bearer " + hookKey})
+				if err == nil {
+					_, err = p.Stream(context.Background(), recorded.Hi(hw.model))
+				}
+				if !errors.Is(err, httpx.ErrKeyHeader) || !strings.Contains(err.Error(), h) {
+					t.Fatalf("error %v, want ErrKeyHeader naming %s", err, h)
+				}
+				if run := keyRun(err.Error(), hookKey); run != "" {
+					t.Fatalf("the error carries %q of the header's value: %v", run, err)
+				}
+				if n := requests.Load(); n != 0 {
+					t.Fatalf("%d requests", n)
+				}
+			})
+		}
+		t.Run(hw.name+"/other headers", func(t *testing.T) {
+			got := make(chan string, 1)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				select {
+				case got <- r.Header.Get("X-Trace"):
+				default:
+				}
+				w.WriteHeader(http.StatusUnauthorized)
+			}))
+			defer srv.Close()
+			p, err := withHeaders(hw, srv.URL, map[string]string{"X-Trace": "1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			recorded.Collect(t, context.Background(), p, recorded.Hi(hw.model))
+			if v := <-got; v != "1" {
+				t.Fatalf("X-Trace %q", v)
+			}
+		})
 	}
 }
