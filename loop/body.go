@@ -165,8 +165,8 @@ func (r *run) failWith(c *call, err error) {
 	case cancelled:
 		how = events.OutcomeAborted
 	}
-	if res, ok := tools.AsResultError(err); ok {
-		c.result, c.isError, c.outcome = res, true, how
+	if re := (*tools.ResultError)(nil); errors.As(err, &re) {
+		c.result, c.isError, c.outcome = re.Result, true, how
 		return
 	}
 	c.fail(how, err.Error())

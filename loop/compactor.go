@@ -21,10 +21,14 @@ type Compactor interface {
 // CompactInput is what a Compactor decides from.
 type CompactInput struct {
 	// Transcript is the run's conversation as it stands; read-only.
-	Transcript   []providers.Message
-	Model        providers.Model
-	Provider     providers.Provider // for a request of its own (a summary)
-	Options      providers.RequestOptions
+	Transcript []providers.Message
+	Model      providers.Model
+	Provider   providers.Provider // for a request of its own (a summary)
+	Options    providers.RequestOptions
+	// APIKey is the key of the model call being compacted for (a
+	// GetAPIKey hook's; empty for the provider's own): a request of the
+	// compactor's own sets it as its providers.Request.APIKey.
+	APIKey       string
 	SystemPrompt string
 	Tools        []providers.ToolSpec
 	// Now is the run's clock (Runtime.Now) for what the Compactor stamps
@@ -53,9 +57,9 @@ var (
 
 // compact runs the Compactor, storing and publishing what it asks, and
 // returns the messages to send.
-func (r *run) compact(msgs []providers.Message) ([]providers.Message, error) {
+func (r *run) compact(msgs []providers.Message, key string) ([]providers.Message, error) {
 	out, err := r.cfg.Compactor.Compact(r.ctx, CompactInput{Transcript: msgs, Model: r.cfg.Model, Provider: r.cfg.Provider,
-		Options: r.cfg.RequestOptions, SystemPrompt: r.c.SystemPrompt, Tools: r.specs, Now: r.nowTime()})
+		Options: r.cfg.RequestOptions, APIKey: key, SystemPrompt: r.c.SystemPrompt, Tools: r.specs, Now: r.nowTime()})
 	if err != nil {
 		return nil, fmt.Errorf("loop: Compactor: %w", err)
 	}

@@ -36,8 +36,8 @@ type Config struct {
 	// Model is the model each request names.
 	Model providers.Model
 	// RequestOptions are the request options (max tokens, temperature,
-	// reasoning effort, the argument cap). RequestOptions.APIKey is the key
-	// used when no GetAPIKey hook returns one.
+	// reasoning effort, the argument cap). The key is the Provider's own,
+	// or a GetAPIKey hook's (providers.Request.APIKey says which wins).
 	RequestOptions providers.RequestOptions
 	// ToolExecution is tools.Parallel (the default) or tools.Sequential. A
 	// batch also runs sequentially when any tool it calls asks for it.
@@ -201,8 +201,12 @@ func limit(v, def int) int {
 type Hooks struct {
 	// GetAPIKey resolves the API key before every model call, so that
 	// short-lived keys can be refreshed. Bundles are asked in order; the
-	// first non-empty key wins and the rest are not asked. With none,
-	// RequestOptions.APIKey is used.
+	// first non-empty key wins and the rest are not asked; it is the
+	// call's providers.Request.APIKey, and a Compactor's summary request
+	// for that call carries it too (CompactInput.APIKey). With none, the
+	// provider uses its own key (providers.Request.APIKey states the whole
+	// rule). Asked once per model call: after the ConvertToLLM hooks, or
+	// before the Compactor when there is one.
 	GetAPIKey func(ctx context.Context, provider string) (string, error)
 	// TransformMessages rewrites the transcript for one request only (to
 	// prune or inject); the result is not written back. Chained: each

@@ -170,8 +170,8 @@ func TestTurnHooksCompose(t *testing.T) {
 	if !slices.Equal(log, want) {
 		t.Fatalf("calls:\n%s\nwant:\n%s", strings.Join(log, "\n"), strings.Join(want, "\n"))
 	}
-	if reqs := p.Requests(); len(reqs) != 1 || reqs[0].Options.APIKey != "key-2" {
-		t.Fatalf("requests %d, key %q", len(reqs), reqs[0].Options.APIKey)
+	if reqs := p.Requests(); len(reqs) != 1 || reqs[0].APIKey != "key-2" {
+		t.Fatalf("requests %d, key %q", len(reqs), reqs[0].APIKey)
 	}
 }
 

@@ -521,8 +521,8 @@ func TestTransformAndConvert(t *testing.T) {
 	if len(reqs[1].Messages) != 1 || len(msgs) != 4 {
 		t.Fatalf("transform leaked into the transcript: %d sent, %d kept", len(reqs[1].Messages), len(msgs))
 	}
-	if reqs[0].Options.APIKey != "key-faux-1" || reqs[1].Options.APIKey != "key-faux-2" {
-		t.Fatalf("keys %q %q", reqs[0].Options.APIKey, reqs[1].Options.APIKey)
+	if reqs[0].APIKey != "key-faux-1" || reqs[1].APIKey != "key-faux-2" {
+		t.Fatalf("keys %q %q", reqs[0].APIKey, reqs[1].APIKey)
 	}
 }
 

@@ -37,24 +37,29 @@ func (r *run) streamAssistant() (providers.AssistantMessage, error) {
 		r.refreshTools()
 	}
 	msgs := r.c.Messages[:len(r.c.Messages):len(r.c.Messages)]
+	// One key per model call, asked for once: first when a compactor may
+	// make a request of its own (a summary) with it, else last.
+	var key string
 	var err error
 	if r.cfg.Compactor != nil {
-		if msgs, err = r.compact(msgs); err != nil {
+		if key, err = r.apiKey(); err != nil {
+			return providers.AssistantMessage{}, err
+		}
+		if msgs, err = r.compact(msgs, key); err != nil {
 			return providers.AssistantMessage{}, err
 		}
 	}
 	if msgs, err = r.shape(msgs); err != nil {
 		return providers.AssistantMessage{}, err
 	}
-	opts := r.cfg.RequestOptions
-	if key, err := r.apiKey(); err != nil {
-		return providers.AssistantMessage{}, err
-	} else if key != "" {
-		opts.APIKey = key
+	if r.cfg.Compactor == nil {
+		if key, err = r.apiKey(); err != nil {
+			return providers.AssistantMessage{}, err
+		}
 	}
 	// The request is the run's, reused from call to call: a provider may
 	// not keep it past its sequence (see providers.Provider).
-	r.req = providers.Request{Model: r.cfg.Model, SystemPrompt: r.c.SystemPrompt, Messages: msgs, Tools: r.specs, Options: opts, Output: r.cfg.Output, Time: r.nowTime()}
+	r.req = providers.Request{Model: r.cfg.Model, SystemPrompt: r.c.SystemPrompt, Messages: msgs, Tools: r.specs, Options: r.cfg.RequestOptions, APIKey: key, Output: r.cfg.Output, Time: r.nowTime()}
 	ctx, err := r.stepContext(r.ctx, Step{Kind: StepModel, Model: r.cfg.Model})
 	if err != nil {
 		return providers.AssistantMessage{}, err

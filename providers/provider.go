@@ -41,6 +41,20 @@ type Request struct {
 	Messages     []Message
 	Tools        []ToolSpec
 	Options      RequestOptions
+	// APIKey, when not empty, is the key for this call only (a key that
+	// expires or rotates), in place of the provider's own. The loop sets
+	// it from its GetAPIKey hooks (loop.Hooks); a program that calls
+	// Stream itself may set it.
+	//
+	// This is the one rule for API keys. A call's key is, in order:
+	// Request.APIKey when not empty; else the Options.APIKey the provider
+	// was made with; else its environment variable, read once when the
+	// provider is made (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY
+	// then GOOGLE_API_KEY; providers/auto picks a provider by the same
+	// variables). So a fixed key belongs to the provider, and a changing
+	// one to a GetAPIKey hook. No provider puts a key in an error, an
+	// event or a log line.
+	APIKey string
 	// Output, when not nil, asks for the answer as JSON fitting a schema,
 	// from a provider that offers it (StructuredOutput); others ignore it.
 	Output *OutputFormat
@@ -117,8 +131,6 @@ type ToolSpec struct {
 // RequestOptions are per-request settings. The zero value asks for the
 // provider's defaults.
 type RequestOptions struct {
-	// APIKey is the key resolved for this call; providers never log it.
-	APIKey string
 	// MaxTokens bounds the response's length; 0 leaves it to the server.
 	MaxTokens int
 	// Temperature, when not nil, is the sampling temperature.

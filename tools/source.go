@@ -1,7 +1,5 @@
 package tools
 
-import "errors"
-
 // A Source is a set of tools that may change while an agent runs, such as
 // the tools of an MCP server (package tools/mcp). Tools returns the
 // current set and a version that changes whenever the set does. The loop
@@ -14,7 +12,12 @@ type Source interface {
 
 // ResultError is an error that carries the result the model should read:
 // a body that returns one gets an error result with this content, rather
-// than the error's text (an MCP server's result flagged isError, say).
+// than the error's text (an MCP server's result flagged isError, say),
+// also when the error wraps it. errors.As finds it in an error:
+//
+//	if re := (*tools.ResultError)(nil); errors.As(err, &re) {
+//		use(re.Result)
+//	}
 type ResultError struct {
 	Result Result
 }
@@ -29,13 +32,3 @@ func (e *ResultError) Error() string {
 
 // ErrorResult returns an error carrying r (see ResultError).
 func ErrorResult(r Result) error { return &ResultError{Result: r} }
-
-// AsResultError reports the result an error carries, if it is (or wraps) a
-// ResultError.
-func AsResultError(err error) (Result, bool) {
-	var re *ResultError
-	if errors.As(err, &re) {
-		return re.Result, true
-	}
-	return Result{}, false
-}

@@ -86,8 +86,11 @@ type Config struct {
 	Label string
 	// Mode is Parallel (the default) or Sequential.
 	Mode Mode
-	// Timeout bounds one run of the body; zero means none of its own (the
-	// loop's Limits.ToolTimeout applies), negative means no limit at all.
+	// Timeout bounds one run of the body. Tool timeouts have two levels:
+	// a tool's own Timeout wins; 0 means none of its own, and the run's
+	// loop.Limits.ToolTimeout applies (whose 0 means
+	// loop.DefaultToolTimeout); negative means no limit at all. The tools
+	// of an MCP server take theirs from mcp.Server.ToolTimeout.
 	Timeout time.Duration
 	// PrepareArguments is an optional compatibility shim applied to a copy
 	// of the model's arguments before validation, for example to lift a

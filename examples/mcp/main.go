@@ -65,8 +65,8 @@ func run(ctx context.Context, out io.Writer, server []string, offline bool) ([]p
 		}
 	}
 
-	files, err := mcp.Connect(ctx, mcp.Options{ToolTimeout: 30 * time.Second},
-		mcp.Server{Name: "files", Command: server[0], Args: append(server[1:len(server):len(server)], dir)})
+	files, err := mcp.Connect(ctx, mcp.Options{},
+		mcp.Server{Name: "files", Command: server[0], Args: append(server[1:len(server):len(server)], dir), ToolTimeout: 30 * time.Second})
 	if err != nil {
 		return nil, err
 	}

@@ -143,7 +143,7 @@ func (s Summarize) summarize(ctx context.Context, in loop.CompactInput, so strin
 		return "", err
 	}
 	seq, err := in.Provider.Stream(ctx, &providers.Request{Model: in.Model, SystemPrompt: prompt,
-		Messages: []providers.Message{providers.NewUserText(text)}, Options: in.Options, Time: in.Now})
+		Messages: []providers.Message{providers.NewUserText(text)}, Options: in.Options, APIKey: in.APIKey, Time: in.Now})
 	if err != nil {
 		return "", err
 	}

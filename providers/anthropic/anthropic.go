@@ -74,8 +74,9 @@ const DefaultModel = "claude-sonnet-4-5"
 // Options configure a Provider. The zero value talks to api.anthropic.com
 // with the key in ANTHROPIC_API_KEY.
 type Options struct {
-	// APIKey is the key; empty falls back to ANTHROPIC_API_KEY. A key set in
-	// the request options (the loop's GetAPIKey) takes precedence.
+	// APIKey is the provider's key; empty falls back to ANTHROPIC_API_KEY.
+	// A call's Request.APIKey (the loop's GetAPIKey hooks) takes
+	// precedence: see providers.Request.APIKey.
 	APIKey string
 	// BaseURL is the API's base URL; empty falls back to
 	// ANTHROPIC_BASE_URL, then Anthropic's.
@@ -83,7 +84,8 @@ type Options struct {
 	// Model overrides the model name sent; empty uses the request's
 	// Model.ID.
 	Model string
-	// Headers are added to every request.
+	// Headers are added to every request. They may not set X-Api-Key,
+	// where the key goes (APIKey): every Stream would fail, saying so.
 	Headers map[string]string
 	// DisableCache turns prompt caching off.
 	DisableCache bool
@@ -92,7 +94,8 @@ type Options struct {
 	// message then ends with stop reason stop).
 	MaxContinuations int
 	// SDKOptions are passed to the SDK's client after the provider's own
-	// (another authentication, a middleware).
+	// (another authentication, such as a bearer token, or a middleware).
+	// The API key is not one of them: it is APIKey, or a GetAPIKey hook's.
 	SDKOptions []option.RequestOption
 
 	// HTTPOptions bound what the provider reads and how long it waits, and
@@ -104,13 +107,13 @@ type Options struct {
 type Provider struct {
 	opts   Options
 	client sdk.Client
-	bad    error // a malformed base URL, returned by every Stream
+	bad    error // a malformed base URL or a key header, returned by every Stream
 }
 
 // New returns a Provider. A malformed base URL (from Options or
 // ANTHROPIC_BASE_URL: one that is not an absolute http or https URL with a
 // host, or has a query or fragment) is reported by every Stream, before any
-// request.
+// request; so are Headers that set X-Api-Key, where the key goes.
 func New(opts Options) *Provider {
 	if opts.APIKey == "" {
 		opts.APIKey = os.Getenv("ANTHROPIC_API_KEY")
@@ -125,6 +128,8 @@ func New(opts Options) *Provider {
 	bad := httpx.CheckBaseURL(opts.BaseURL, opts.APIKey)
 	if bad != nil {
 		bad = fmt.Errorf("%w%s", bad, from)
+	} else {
+		bad = httpx.CheckHeaders(opts.Headers, "X-Api-Key")
 	}
 	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/") + "/"
 	if opts.MaxContinuations == 0 {
@@ -176,7 +181,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	r.Model = m
 	req = &r
 	params := p.params(req)
-	key := req.Options.APIKey
+	key := req.APIKey
 	if key == "" {
 		key = p.opts.APIKey
 	}

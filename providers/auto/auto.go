@@ -28,7 +28,7 @@ import (
 // The names FromEnv takes.
 const (
 	Anthropic       = "anthropic"        // ANTHROPIC_API_KEY, ANTHROPIC_MODEL
-	Gemini          = "gemini"           // GEMINI_API_KEY, GEMINI_MODEL
+	Gemini          = "gemini"           // GEMINI_API_KEY (or GOOGLE_API_KEY), GEMINI_MODEL
 	OpenAI          = "openai"           // OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL (Chat Completions)
 	OpenAIResponses = "openai-responses" // the same variables, the Responses API
 	Offline         = "offline"          // none: ok is always false

@@ -33,3 +33,25 @@ func TestFromEnv(t *testing.T) {
 		t.Fatal("an unknown name was accepted")
 	}
 }
+
+// TestGeminiKeyVariables: Gemini is picked by either variable its
+// provider reads its key from, GEMINI_API_KEY first.
+func TestGeminiKeyVariables(t *testing.T) {
+	tests := []struct{ gemini, google string }{
+		{"g-k", ""},
+		{"", "goog-k"},
+		{"g-k", "goog-k"},
+	}
+	for _, tt := range tests {
+		for _, k := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY"} {
+			t.Setenv(k, "")
+		}
+		t.Setenv("GEMINI_API_KEY", tt.gemini)
+		t.Setenv("GOOGLE_API_KEY", tt.google)
+		for _, name := range []string{"", Gemini} {
+			if p, m, ok, err := FromEnv(context.Background(), name); !ok || p == nil || err != nil || m.API != "google-generative-ai" {
+				t.Errorf("%+v, name %q: ok %v, %+v, %v", tt, name, ok, m, err)
+			}
+		}
+	}
+}

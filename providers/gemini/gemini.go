@@ -71,16 +71,17 @@ const DefaultModel = "gemini-2.5-flash"
 // generativelanguage.googleapis.com with the key in GEMINI_API_KEY (or
 // GOOGLE_API_KEY).
 type Options struct {
-	// APIKey is the key; empty falls back to GEMINI_API_KEY, then
-	// GOOGLE_API_KEY. A key set in the request options (the loop's
-	// GetAPIKey) takes precedence.
+	// APIKey is the provider's key; empty falls back to GEMINI_API_KEY,
+	// then GOOGLE_API_KEY. A call's Request.APIKey (the loop's GetAPIKey
+	// hooks) takes precedence: see providers.Request.APIKey.
 	APIKey string
 	// BaseURL is the API's base URL; empty uses Google's.
 	BaseURL string
 	// Model overrides the model name sent; empty uses the request's
 	// Model.ID.
 	Model string
-	// Headers are added to every request.
+	// Headers are added to every request. They may not set
+	// X-Goog-Api-Key, where the key goes (APIKey): New refuses them.
 	Headers map[string]string
 
 	// HTTPOptions bound what the provider reads and how long it waits, and
@@ -96,18 +97,19 @@ type Provider struct {
 
 // New returns a Provider. It fails on a malformed BaseURL (one that is
 // not an absolute http or https URL with a host, or has a query or
-// fragment) and on options the SDK refuses.
+// fragment), on Headers that set X-Goog-Api-Key (where the key goes) and
+// on options the SDK refuses.
 func New(ctx context.Context, opts Options) (*Provider, error) {
 	if opts.APIKey == "" {
-		opts.APIKey = os.Getenv("GEMINI_API_KEY")
-	}
-	if opts.APIKey == "" {
-		opts.APIKey = os.Getenv("GOOGLE_API_KEY")
+		opts.APIKey = envKey()
 	}
 	if opts.BaseURL != "" {
 		if err := httpx.CheckBaseURL(opts.BaseURL, opts.APIKey); err != nil {
 			return nil, fmt.Errorf("gemini: %w", err)
 		}
+	}
+	if err := httpx.CheckHeaders(opts.Headers, "X-Goog-Api-Key"); err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
 	}
 	opts.HTTPOptions = kit.HTTPDefaults(opts.HTTPOptions)
 	p := &Provider{opts: opts}
@@ -166,7 +168,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	r.Model = m
 	req = &r
 	client, key := p.client, p.opts.APIKey
-	if k := req.Options.APIKey; k != "" && k != key {
+	if k := req.APIKey; k != "" && k != key {
 		c, err := p.newClient(ctx, k)
 		if err != nil {
 			return nil, err
@@ -189,10 +191,20 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 // responseJsonSchema).
 func (p *Provider) StructuredOutput() bool { return true }
 
-// FromEnv returns a Provider and a Model for GEMINI_API_KEY (ok is false
-// without it) and GEMINI_MODEL (DefaultModel when empty).
+// envKey is the key of the environment: GEMINI_API_KEY, else
+// GOOGLE_API_KEY.
+func envKey() string {
+	if k := os.Getenv("GEMINI_API_KEY"); k != "" {
+		return k
+	}
+	return os.Getenv("GOOGLE_API_KEY")
+}
+
+// FromEnv returns a Provider and a Model for GEMINI_API_KEY, else
+// GOOGLE_API_KEY, the variables New reads (ok is false without either),
+// and GEMINI_MODEL (DefaultModel when empty).
 func FromEnv(ctx context.Context) (p *Provider, m providers.Model, ok bool) {
-	if os.Getenv("GEMINI_API_KEY") == "" {
+	if envKey() == "" {
 		return nil, providers.Model{}, false
 	}
 	name := os.Getenv("GEMINI_MODEL")

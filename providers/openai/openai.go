@@ -98,8 +98,9 @@ import (
 // Options configure a Provider. The zero value talks to api.openai.com with
 // the key in OPENAI_API_KEY.
 type Options struct {
-	// APIKey is the key; empty falls back to OPENAI_API_KEY. A key set in
-	// the request options (the loop's GetAPIKey) takes precedence.
+	// APIKey is the provider's key; empty falls back to OPENAI_API_KEY. A
+	// call's Request.APIKey (the loop's GetAPIKey hooks) takes precedence:
+	// see providers.Request.APIKey.
 	APIKey string
 	// BaseURL is the API's base URL, e.g. http://localhost:11434/v1 for
 	// Ollama; empty falls back to OPENAI_BASE_URL, then OpenAI's.
@@ -112,7 +113,8 @@ type Options struct {
 	ToolChoice any
 	// ParallelToolCalls, when not nil, is sent as parallel_tool_calls.
 	ParallelToolCalls *bool
-	// Headers are added to every request.
+	// Headers are added to every request. They may not set Authorization,
+	// where the key goes (APIKey): every Stream would fail, saying so.
 	Headers map[string]string
 
 	// HTTPOptions bound what the provider reads and how long it waits, and
@@ -132,14 +134,14 @@ const ProviderName = "openai"
 type Provider struct {
 	opts   Options
 	client *http.Client
-	bad    error // a malformed base URL, returned by every Stream
+	bad    error // a malformed base URL or a key header, returned by every Stream
 }
 
 // New returns a Provider. A malformed base URL (from Options or
 // OPENAI_BASE_URL: one that is not an absolute http or https URL with a
 // host, or has a query or fragment) is reported by every Stream, before any
 // request; the path is used as given (a server that wants /v1 must have it
-// in the URL).
+// in the URL). So are Headers that set Authorization, where the key goes.
 func New(opts Options) *Provider {
 	if opts.APIKey == "" {
 		opts.APIKey = os.Getenv("OPENAI_API_KEY")
@@ -154,6 +156,8 @@ func New(opts Options) *Provider {
 	bad := httpx.CheckBaseURL(opts.BaseURL, opts.APIKey)
 	if bad != nil {
 		bad = fmt.Errorf("%w%s", bad, from)
+	} else {
+		bad = httpx.CheckHeaders(opts.Headers, "Authorization")
 	}
 	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
 	opts.HTTPOptions = kit.HTTPDefaults(opts.HTTPOptions)
@@ -179,7 +183,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) (iter.Seq
 	if err != nil {
 		return nil, err
 	}
-	key := req.Options.APIKey
+	key := req.APIKey
 	if key == "" {
 		key = p.opts.APIKey
 	}

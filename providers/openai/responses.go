@@ -48,7 +48,7 @@ const ResponsesAPI = "openai-responses"
 type Responses struct {
 	opts   Options
 	client *http.Client
-	bad    error // a malformed base URL, returned by every Stream
+	bad    error // a malformed base URL or a key header, returned by every Stream
 }
 
 // NewResponses returns a Responses provider. Options are read as New
@@ -73,7 +73,7 @@ func (p *Responses) Stream(ctx context.Context, req *providers.Request) (iter.Se
 	if err != nil {
 		return nil, err
 	}
-	key := req.Options.APIKey
+	key := req.APIKey
 	if key == "" {
 		key = p.opts.APIKey
 	}

@@ -148,7 +148,7 @@ func (s *server) listed() ([]listedTool, error) {
 // tool makes a tools.Tool of a listed tool, exposed under name.
 func (s *server) tool(t listedTool, name string) (*tools.Tool, error) {
 	remote := t.name
-	return tools.NewJSON(tools.Config{Name: name, Description: t.description, Label: t.title, Timeout: s.ts.opts.ToolTimeout},
+	return tools.NewJSON(tools.Config{Name: name, Description: t.description, Label: t.title, Timeout: s.spec.ToolTimeout},
 		t.schema, func(ctx context.Context, args map[string]any) (tools.Result, error) {
 			return s.call(ctx, remote, args)
 		})

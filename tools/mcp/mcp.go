@@ -82,9 +82,9 @@
 //     may have reached the server is never sent twice: if the connection
 //     drops while it runs, its result is an error the model can read
 //     (LostText).
-//   - Cancelling the run, or a tool timeout (Options.ToolTimeout, or the
-//     loop's ToolTimeout), cancels calls in flight; the SDK sends
-//     notifications/cancelled.
+//   - Cancelling the run, or a tool's timeout (Server.ToolTimeout, or the
+//     run's loop.Limits.ToolTimeout), cancels calls in flight; the SDK
+//     sends notifications/cancelled.
 //   - Progress notifications become tool_execution_update events.
 //   - Close stops the stdio servers the Toolset started, leaving no process
 //     or goroutine, and closes the idle connections of the Toolset's HTTP
@@ -140,13 +140,18 @@ type Server struct {
 	// transport hands over decoded messages, so it bounds their bytes
 	// itself.
 	Dial func(ctx context.Context) (sdk.Transport, error)
+
+	// ToolTimeout is the Timeout (tools.Config.Timeout) of each of this
+	// server's tools, and like a Go tool's it bounds one call: 0 leaves
+	// them to the run's loop.Limits.ToolTimeout, negative means no limit.
+	// It is the per-tool level of the one rule for tool timeouts, set per
+	// server because a Toolset builds these tools: a slow server's tools
+	// can wait longer than the rest of the run's.
+	ToolTimeout time.Duration
 }
 
 // Options configure a Toolset. The zero value is ready to use.
 type Options struct {
-	// ToolTimeout bounds each call of these tools (the tools' own
-	// Timeout); 0 leaves it to the loop's ToolTimeout.
-	ToolTimeout time.Duration
 	// Logger receives what the Toolset has to say (tools left out, lost
 	// connections); nil means slog.Default().
 	Logger *slog.Logger

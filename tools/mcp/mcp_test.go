@@ -279,7 +279,7 @@ func TestCancellationAndTimeout(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 	waitFor(t, cancelled, "the server never saw the run's cancellation")
-	timed := connect(t, Options{ToolTimeout: 50 * time.Millisecond}, Server{Name: "w", Dial: s.dial})
+	timed := connect(t, Options{}, Server{Name: "w", Dial: s.dial, ToolTimeout: 50 * time.Millisecond})
 	msgs, _ := run(t, timed, faux.Reply(faux.Call("b", "wait", nil)), faux.Reply(faux.Text("ok")))
 	if got, isErr := resultText(t, msgs, "b"); !isErr || !strings.Contains(got, "timed out") {
 		t.Fatalf("timeout: %q", got)
