@@ -33,10 +33,12 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 
 	"github.com/agentloop/agentloop/events"
+	"github.com/agentloop/agentloop/internal/toolcheck"
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/tools"
@@ -127,8 +129,8 @@ func New(opts Options) (*Agent, error) {
 	if opts.Provider == nil {
 		return nil, loop.ErrNoProvider
 	}
-	if err := loop.CheckTools(opts.Tools); err != nil {
-		return nil, err
+	if err := toolcheck.Check(opts.Tools); err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
 	}
 	a := &Agent{opts: opts, messages: slices.Clone(opts.Messages)}
 	a.opts.Tools = slices.Clone(opts.Tools)

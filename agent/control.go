@@ -2,9 +2,10 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
-	"github.com/agentloop/agentloop/loop"
+	"github.com/agentloop/agentloop/internal/toolcheck"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/tools"
 )
@@ -121,8 +122,8 @@ func (a *Agent) SetModel(m providers.Model) {
 // It refuses a list a run would refuse (see loop.CheckTools) and keeps the
 // tools it had.
 func (a *Agent) SetTools(ts ...*tools.Tool) error {
-	if err := loop.CheckTools(ts); err != nil {
-		return err
+	if err := toolcheck.Check(ts); err != nil {
+		return fmt.Errorf("agent: %w", err)
 	}
 	a.mu.Lock()
 	a.opts.Tools = slices.Clone(ts)
