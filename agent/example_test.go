@@ -50,7 +50,7 @@ func Example() {
 			fmt.Printf("%s -> %s (error: %v)\n", end.ToolCallID, providers.TextOf(end.Result.Content), end.IsError)
 		}
 	})
-	if err := a.Prompt(context.Background(), "What is 2 + 3?"); err != nil {
+	if err := a.Prompt(context.Background(), providers.NewUserText("What is 2 + 3?")); err != nil {
 		fmt.Println("the run failed:", err)
 		return
 	}
@@ -66,7 +66,7 @@ func Example() {
 // failed or aborted, with the transcript still holding what happened.
 func ExampleAgent_Prompt_errors() {
 	a, _ := agent.New(agent.Options{Config: loop.Config{Provider: faux.New(), Model: providers.Model{ID: "scripted"}}})
-	err := a.Prompt(context.Background(), "hello?")
+	err := a.Prompt(context.Background(), providers.NewUserText("hello?"))
 	fmt.Println(err)
 	fmt.Println(len(a.State().Messages), "messages")
 	// Output:

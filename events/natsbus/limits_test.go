@@ -36,7 +36,7 @@ func TestWorkerRestartContinuesTheSequence(t *testing.T) {
 	}
 	defer sub.Stop()
 	a, pub := worker(t, srv.connect(t), run, release, started)
-	if err := a.Prompt(context.Background(), "go"); err != nil {
+	if err := a.Prompt(context.Background(), providers.NewUserText("go")); err != nil {
 		t.Fatal(err)
 	}
 	first := pub.Seq()
@@ -44,7 +44,7 @@ func TestWorkerRestartContinuesTheSequence(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, pub2 := worker(t, srv.connect(t), run, release, make(chan struct{})) // the restarted worker
-	if err := b.Prompt(context.Background(), "again"); err != nil {
+	if err := b.Prompt(context.Background(), providers.NewUserText("again")); err != nil {
 		t.Fatal(err)
 	}
 	col.wait(t)

@@ -26,7 +26,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	if err := a.Prompt(context.Background(), "Say hello."); err != nil {
+	if err := a.Prompt(context.Background(), providers.NewUserText("Say hello.")); err != nil {
 		fmt.Println(err)
 	}
 }
@@ -42,7 +42,7 @@ func ExampleNewResponses() {
 	if err != nil {
 		panic(err)
 	}
-	if err := a.Prompt(context.Background(), "Say hello."); err != nil {
+	if err := a.Prompt(context.Background(), providers.NewUserText("Say hello.")); err != nil {
 		fmt.Println(err)
 	}
 }
