@@ -290,7 +290,7 @@ func (q *runQueue) FollowUp(ctx context.Context) []providers.Message {
 func (a *Agent) finish(r *run, body func(events.Handler) error) error {
 	emit := func(ctx context.Context, e events.Event) {
 		a.reduce(e)
-		a.bus.Publish(ctx, e)
+		a.bus.Handle(ctx, e)
 	}
 	defer func() {
 		a.mu.Lock()
