@@ -80,8 +80,9 @@ func (a *Agent) Reset() error {
 // change nothing, and Configure returns New's error. A run's options are
 // fixed for its whole life: while a run is active Configure returns
 // ErrBusy without calling f, and it returns ErrBusy, changing nothing,
-// when a run started or a session was loaded while f ran. f runs on the
-// caller's goroutine; calls to Configure are taken one at a time.
+// when a run started while f ran. f runs on the caller's goroutine with
+// the agent unlocked, but calls to Configure (and Reset and LoadSession)
+// are taken one at a time: f must not call those three.
 func (a *Agent) Configure(f func(*Options)) error {
 	a.cfgMu.Lock()
 	defer a.cfgMu.Unlock()
