@@ -147,3 +147,29 @@ func TestSubscribeNil(t *testing.T) {
 	unsub()
 	unsub()
 }
+
+// TestConfigureSurvivesItsFunction: a nil function is refused, and one
+// that panics leaves the agent as it was and ready for the next Configure.
+func TestConfigureSurvivesItsFunction(t *testing.T) {
+	a := newAgent(faux.New())
+	if err := a.Configure(nil); err == nil {
+		t.Fatal("Configure(nil) accepted")
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("the function's panic did not reach its caller")
+			}
+		}()
+		_ = a.Configure(func(o *Options) {
+			o.SystemPrompt = "half"
+			panic("mid-edit")
+		})
+	}()
+	if a.State().SystemPrompt != "" {
+		t.Fatal("a panicking function's edit was kept")
+	}
+	if err := a.Configure(func(o *Options) { o.SystemPrompt = "whole" }); err != nil || a.State().SystemPrompt != "whole" {
+		t.Fatalf("Configure after a panic: %v, %q", err, a.State().SystemPrompt)
+	}
+}

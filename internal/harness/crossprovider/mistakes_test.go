@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/httpx"
 	"github.com/agentloop/agentloop/internal/harness/recorded"
+	"github.com/agentloop/agentloop/internal/httpx"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/anthropic"
 	"github.com/agentloop/agentloop/providers/gemini"
