@@ -81,9 +81,10 @@ func (a *Agent) Reset() error {
 // change nothing, and Configure returns New's error. A run's options are
 // fixed for its whole life: while a run is active Configure returns
 // ErrBusy without calling f, and it returns ErrBusy, changing nothing,
-// when a run started while f ran; a nil f is refused. f runs on the caller's goroutine with
-// the agent unlocked, but calls to Configure (and Reset and LoadSession)
-// are taken one at a time: f must not call those three.
+// when a run started while f ran. A nil f is refused. f runs on the
+// caller's goroutine with the agent unlocked, but calls to Configure (and
+// Reset and LoadSession) are taken one at a time: f must not call those
+// three. A panic in f reaches the caller and changes nothing.
 func (a *Agent) Configure(f func(*Options)) error {
 	if f == nil {
 		return errors.New("agent: Configure needs a function to edit the options")

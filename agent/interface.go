@@ -8,11 +8,12 @@ import (
 )
 
 // Interface is what a program does with an agent, whoever runs it: prompt
-// it, steer the run, queue a follow-up (its two queues), abort, read its
-// state, and follow its events. *Agent implements it in process; a client of a run hosted
-// elsewhere (a durable run on a workflow engine) and an agent offered to
-// another as a tool implement the same verbs, so a program changes how it
-// constructs the agent, not how it talks to it.
+// it, steer the run and queue follow-ups (its two queues), abort, read its
+// state, and follow its events. *Agent implements it in process; a client
+// of a run hosted elsewhere (a durable run on a workflow engine) and an
+// agent offered to another as a tool implement the same verbs, their
+// queues forwarding what is pushed, so a program changes how it constructs
+// the agent, not how it talks to it.
 //
 // The events a subscriber receives carry their envelope (events.Envelope):
 // a remote run's events arrive numbered as the run published them, and a
