@@ -21,22 +21,19 @@
 //		return err // no provider, or a tool no run could use
 //	}
 //	a.Subscribe(term.New(os.Stdout).Handle) // or any events.Handler
-//	err = a.Prompt(ctx, "What's the weather in Oslo?")
+//	err = a.Prompt(ctx, providers.NewUserText("What's the weather in Oslo?"))
 //	// err is a *loop.RunError when the run ended failed or aborted;
 //	// a.State().Messages holds the transcript either way.
 //
-// Prompt returns when the run and its subscribers are done: nil when the
-// model finished, a *loop.RunError holding the last message when the run
-// ended failed or aborted (errors.Is context.Canceled for an abort or a
-// cancelled context, context.DeadlineExceeded for one that timed out: test
-// for both). One run is active at a time: while it is, Prompt returns
-// ErrBusy at once, and Steer (picked up after the current tool calls) and
-// FollowUp (picked up when the agent would stop) queue messages for it,
-// from any goroutine. Abort cancels it; State returns a snapshot;
-// SaveSession and LoadSession keep a conversation across processes as
-// JSONL with the reference's field names. A consumer on its own goroutine
-// can use Channel: when it falls behind, the run waits for it
-// (backpressure, never loss).
+// One run is active at a time: while it is, Prompt returns ErrBusy, and
+// the queues (Steering, FollowUps) take messages for it. Abort cancels it.
+// Configure changes the options between runs. SaveSession and LoadSession
+// keep a conversation across processes, as JSONL with the reference's field
+// names. Prompt's error is a *loop.RunError when the run ended failed or
+// aborted: errors.Is(err, context.Canceled) for an abort or a cancelled
+// context, context.DeadlineExceeded for one that timed out (test for both).
+// A consumer on its own goroutine can use Channel: when it falls behind,
+// the run waits for it (backpressure, never loss).
 //
 // # Typed answers
 //
@@ -73,6 +70,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -82,22 +80,10 @@ import (
 	"github.com/agentloop/agentloop/tools"
 )
 
-// ErrBusy is returned by Prompt, Continue, Reset and SetMessages while a
-// run is active. Use Steer or FollowUp to queue messages for the active
-// run, or Wait for it to end.
-var ErrBusy = errors.New("agent: a run is active; use Steer or FollowUp to queue messages, or Wait for it to end")
-
-// QueueMode says how many queued messages a run takes at each point where
-// it picks them up.
-type QueueMode int
-
-const (
-	// QueueOneAtATime delivers the oldest queued message only; the rest
-	// wait for the next turn. It is the default.
-	QueueOneAtATime QueueMode = iota
-	// QueueAll delivers every queued message at once.
-	QueueAll
-)
+// ErrBusy is returned by Prompt, Continue, Ask, Configure, Reset and
+// LoadSession while a run is active. Push messages on the Steering or
+// FollowUps queue for the active run, or Wait for it to end.
+var ErrBusy = errors.New("agent: a run is active; push messages on its Steering or FollowUps queue, or Wait for it to end")
 
 // Options configure an Agent. Config.Provider and Config.Model are
 // required; everything else is optional.
@@ -105,7 +91,7 @@ type Options struct {
 	// Config is the loop's configuration: what to run, its limits, its
 	// hook bundles, its logger (which also receives subscriber panics).
 	// The agent adds to it for each run and takes nothing away:
-	//   - its queues (Steer, FollowUp) feed the run first; Config.Queue,
+	//   - its queues (Steering, FollowUps) feed the run first; Config.Queue,
 	//     if set, is polled after them and its messages follow theirs;
 	//   - when no bundle has a ConvertToLLM hook, a last bundle keeps user,
 	//     assistant and tool-result messages (loop.StandardMessages);
@@ -114,7 +100,9 @@ type Options struct {
 
 	SystemPrompt string
 	Tools        []*tools.Tool
-	// Messages is the initial transcript, for example a loaded session.
+	// Messages is the transcript: the initial one for New (for example a
+	// loaded session), the current one in Configure. The agent keeps a
+	// copy; a nil message is refused.
 	Messages []providers.Message
 
 	// SteeringMode and FollowUpMode say how many queued messages a run
@@ -126,13 +114,15 @@ type Options struct {
 // Agent owns a conversation and at most one active run. All methods are
 // safe for concurrent use.
 type Agent struct {
-	bus events.Bus
+	bus       events.Bus
+	steering  queue
+	followUps queue
+	cfgMu     sync.Mutex // one Configure (Reset, LoadSession) at a time
 
 	mu       sync.Mutex
 	opts     Options
 	messages []providers.Message
-	steering []providers.Message
-	followUp []providers.Message
+	gen      uint64 // counts runs started and transcripts replaced
 	active   *activeRun
 	// Run state, folded from events.
 	streaming inflight
@@ -162,29 +152,27 @@ type activeRun struct {
 }
 
 // New returns an idle Agent, or an error for options no run could use: no
-// provider, a tool not built by package tools, two tools of one name.
+// provider (loop.ErrNoProvider), a tool not built by package tools, two
+// tools of one name, a nil message in the transcript.
 func New(opts Options) (*Agent, error) {
-	if opts.Provider == nil {
-		return nil, loop.ErrNoProvider
-	}
-	if err := loop.CheckTools(opts.Tools); err != nil {
+	if err := check(opts); err != nil {
 		return nil, err
 	}
-	a := &Agent{opts: opts, messages: slices.Clone(opts.Messages)}
-	a.opts.Tools = slices.Clone(opts.Tools)
-	a.opts.Hooks = slices.Clone(opts.Hooks)
-	a.opts.Messages = nil
+	a := &Agent{opts: own(opts), messages: slices.Clone(opts.Messages)}
 	a.bus.Logger = opts.Logger
 	return a, nil
 }
 
-// Subscribe registers fn for every event of every run and returns a function
-// that removes it. Subscribers are called in subscription order, one event
-// at a time, with the run's context; a run is over only when every
-// subscriber has returned from its agent_end. A panicking subscriber is
-// logged; the others still receive the event.
-func (a *Agent) Subscribe(fn func(ctx context.Context, e events.Event)) (unsubscribe func()) {
-	return a.bus.Subscribe(fn)
+// Subscribe registers h for every event of every run and returns a
+// function that removes it; a nil h is ignored. Subscribers are called in
+// subscription order, one event at a time, with the run's context; a run
+// is over only when every subscriber has returned from its agent_end. A
+// panicking subscriber is logged; the others still receive the event.
+func (a *Agent) Subscribe(h events.Handler) (unsubscribe func()) {
+	if h == nil {
+		return func() {}
+	}
+	return a.bus.Subscribe(h)
 }
 
 // Channel subscribes a channel with room for size events, for a consumer on
@@ -193,20 +181,11 @@ func (a *Agent) Subscribe(fn func(ctx context.Context, e events.Event)) (unsubsc
 // will wait for it. See events.Bus.Channel.
 func (a *Agent) Channel(size int) (<-chan events.Event, func()) { return a.bus.Channel(size) }
 
-// Prompt starts a run with a user message holding text and images, and
-// returns when the run has fully ended (subscribers included). See
-// PromptMessages.
-func (a *Agent) Prompt(ctx context.Context, text string, images ...providers.Image) error {
-	content := []providers.Content{providers.Text{Text: text}}
-	for _, img := range images {
-		content = append(content, img)
-	}
-	return a.PromptMessages(ctx, providers.UserMessage{Content: content, Timestamp: providers.Now()})
-}
-
-// PromptMessages starts a run with the given messages and returns when it
-// has fully ended (subscribers included). While a run is active it returns
-// ErrBusy at once.
+// Prompt starts a run with msgs and returns when it has fully ended
+// (subscribers included). While a run is active it returns ErrBusy at
+// once; with no message, or a nil one, it returns an error and starts
+// nothing. A user's text is providers.NewUserText("..."); a message with
+// images is a providers.UserMessage whose Content holds them.
 //
 // The error is nil when the model finished. A run that ended failed or
 // aborted returns a *loop.RunError holding its last message; for a run
@@ -214,7 +193,10 @@ func (a *Agent) Prompt(ctx context.Context, text string, images ...providers.Ima
 // holds, and for one whose ctx timed out errors.Is(err,
 // context.DeadlineExceeded) does. The transcript keeps everything that
 // happened either way.
-func (a *Agent) PromptMessages(ctx context.Context, msgs ...providers.Message) error {
+func (a *Agent) Prompt(ctx context.Context, msgs ...providers.Message) error {
+	if err := checkPrompt(msgs); err != nil {
+		return err
+	}
 	r, c, cfg, err := a.start(ctx, false)
 	if err != nil {
 		return err
@@ -230,7 +212,7 @@ func (a *Agent) PromptMessages(ctx context.Context, msgs ...providers.Message) e
 // with an assistant message, Continue starts a run with the queued steering
 // messages (by the steering mode), or else the queued follow-up messages;
 // with none queued it returns loop.ErrContinueAssistant. Its error is
-// PromptMessages'.
+// Prompt's.
 func (a *Agent) Continue(ctx context.Context) error {
 	a.mu.Lock()
 	switch {
@@ -252,11 +234,11 @@ func (a *Agent) Continue(ctx context.Context) error {
 			return err
 		})
 	}
-	skipFirstPoll := true
-	queued := drain(&a.steering, a.opts.SteeringMode)
+	skipFirstPoll, from := true, &a.steering
+	queued := a.steering.take(a.opts.SteeringMode)
 	if len(queued) == 0 {
-		skipFirstPoll = false
-		queued = drain(&a.followUp, a.opts.FollowUpMode)
+		skipFirstPoll, from = false, &a.followUps
+		queued = a.followUps.take(a.opts.FollowUpMode)
 	}
 	a.mu.Unlock()
 	if len(queued) == 0 {
@@ -264,14 +246,7 @@ func (a *Agent) Continue(ctx context.Context) error {
 	}
 	r, c, cfg, err := a.start(ctx, skipFirstPoll)
 	if err != nil {
-		// Busy after all: put the messages back, oldest first.
-		a.mu.Lock()
-		if skipFirstPoll {
-			a.steering = append(queued, a.steering...)
-		} else {
-			a.followUp = append(queued, a.followUp...)
-		}
-		a.mu.Unlock()
+		from.putBack(queued) // busy after all
 		return err
 	}
 	return a.finish(r, func(emit events.Handler) error {
@@ -297,6 +272,7 @@ func (a *Agent) start(ctx context.Context, skipFirstSteeringPoll bool) (*run, lo
 	rctx, cancel := context.WithCancel(ctx)
 	r := &run{ctx: rctx, active: &activeRun{cancel: cancel, done: make(chan struct{})}}
 	a.active = r.active
+	a.gen++
 	a.streaming, a.pending, a.errorMsg = inflight{}, nil, ""
 	o := a.opts
 	c := loop.Conversation{SystemPrompt: o.SystemPrompt, Messages: slices.Clip(slices.Clone(a.messages)), Tools: slices.Clone(o.Tools)}
@@ -305,36 +281,38 @@ func (a *Agent) start(ctx context.Context, skipFirstSteeringPoll bool) (*run, lo
 	if !slices.ContainsFunc(cfg.Hooks, func(h loop.Hooks) bool { return h.ConvertToLLM != nil }) {
 		cfg.Hooks = append(cfg.Hooks, loop.Hooks{ConvertToLLM: loop.StandardMessages})
 	}
-	cfg.Queue = &queue{a: a, skip: skipFirstSteeringPoll, next: o.Queue}
+	cfg.Queue = &runQueue{a: a, skip: skipFirstSteeringPoll, next: o.Queue}
 	return r, c, cfg, nil
 }
 
-// queue feeds a run from the agent's queues (by their modes), then from
+// runQueue feeds a run from the agent's queues (by their modes), then from
 // Options.Queue, if any. It is a loop.Queue.
-type queue struct {
+type runQueue struct {
 	a    *Agent
 	skip bool // the first steering poll: Continue took those messages
 	next loop.Queue
 }
 
-func (q *queue) Steering(ctx context.Context) []providers.Message {
+func (q *runQueue) Steering(ctx context.Context) []providers.Message {
 	if q.skip {
 		q.skip = false
 		return nil
 	}
 	q.a.mu.Lock()
-	out := drain(&q.a.steering, q.a.opts.SteeringMode)
+	mode := q.a.opts.SteeringMode
 	q.a.mu.Unlock()
+	out := q.a.steering.take(mode)
 	if q.next != nil {
 		out = append(out, q.next.Steering(ctx)...)
 	}
 	return out
 }
 
-func (q *queue) FollowUp(ctx context.Context) []providers.Message {
+func (q *runQueue) FollowUp(ctx context.Context) []providers.Message {
 	q.a.mu.Lock()
-	out := drain(&q.a.followUp, q.a.opts.FollowUpMode)
+	mode := q.a.opts.FollowUpMode
 	q.a.mu.Unlock()
+	out := q.a.followUps.take(mode)
 	if q.next != nil {
 		out = append(out, q.next.FollowUp(ctx)...)
 	}
@@ -348,7 +326,7 @@ func (q *queue) FollowUp(ctx context.Context) []providers.Message {
 func (a *Agent) finish(r *run, body func(events.Handler) error) error {
 	emit := func(ctx context.Context, e events.Event) {
 		a.reduce(e)
-		a.bus.Publish(ctx, e)
+		a.bus.Handle(ctx, e)
 	}
 	defer func() {
 		a.mu.Lock()
@@ -387,16 +365,15 @@ func (a *Agent) reduce(e events.Event) {
 	}
 }
 
-func drain(q *[]providers.Message, mode QueueMode) []providers.Message {
-	if len(*q) == 0 {
-		return nil
+// checkPrompt refuses a prompt with no message or a nil one.
+func checkPrompt(msgs []providers.Message) error {
+	if len(msgs) == 0 {
+		return errors.New("agent: Prompt needs a message")
 	}
-	if mode == QueueAll {
-		out := *q
-		*q = nil
-		return out
+	for i, m := range msgs {
+		if m == nil {
+			return fmt.Errorf("agent: Prompt's message %d is nil", i)
+		}
 	}
-	out := []providers.Message{(*q)[0]}
-	*q = slices.Clone((*q)[1:])
-	return out
+	return nil
 }

@@ -86,16 +86,18 @@ func TestSubscribeAndUnsubscribe(t *testing.T) {
 	a := newAgent(faux.New(faux.Reply(faux.Text("a")), faux.Reply(faux.Text("b"))))
 	var n int
 	unsub := a.Subscribe(func(context.Context, events.Event) { n++ })
-	a.SetSystemPrompt("x") // state changes emit nothing
+	if err := a.Configure(func(o *Options) { o.SystemPrompt = "x" }); err != nil { // state changes emit nothing
+		t.Fatal(err)
+	}
 	if n != 0 {
 		t.Fatal("subscribe or a mutator emitted an event")
 	}
-	if err := a.Prompt(context.Background(), "hi"); err != nil {
+	if err := a.Prompt(context.Background(), providers.NewUserText("hi")); err != nil {
 		t.Fatal(err)
 	}
 	got := n
 	unsub()
-	_ = a.Prompt(context.Background(), "hi")
+	_ = a.Prompt(context.Background(), providers.NewUserText("hi"))
 	if n != got || got == 0 {
 		t.Fatalf("events after unsubscribe: %d -> %d", got, n)
 	}
@@ -114,7 +116,7 @@ func TestFailedRun(t *testing.T) {
 	a := newAgent(refusing{})
 	var types []string
 	a.Subscribe(func(_ context.Context, e events.Event) { types = append(types, string(e.Type())) })
-	err := a.Prompt(context.Background(), "hi")
+	err := a.Prompt(context.Background(), providers.NewUserText("hi"))
 	var re *loop.RunError
 	if !errors.As(err, &re) || !strings.Contains(err.Error(), "provider exploded") {
 		t.Fatalf("Prompt error %v", err)
@@ -129,7 +131,7 @@ func TestFailedRun(t *testing.T) {
 		t.Fatalf("state %+v", s)
 	}
 	// The agent is idle again.
-	if err := a.Prompt(context.Background(), "hi"); err == nil {
+	if err := a.Prompt(context.Background(), providers.NewUserText("hi")); err == nil {
 		t.Fatal("second run should fail the same way")
 	}
 }
@@ -147,7 +149,7 @@ func TestSubscribersAreAwaited(t *testing.T) {
 		}
 	})
 	done := make(chan error)
-	go func() { done <- a.Prompt(context.Background(), "hi") }()
+	go func() { done <- a.Prompt(context.Background(), providers.NewUserText("hi")) }()
 	<-inEnd
 	if !a.State().IsStreaming {
 		t.Fatal("idle while a subscriber still handles agent_end")
@@ -183,7 +185,7 @@ func TestAbortReachesSubscribersContext(t *testing.T) {
 		}
 	})
 	done := make(chan error)
-	go func() { done <- a.Prompt(context.Background(), "hi") }()
+	go func() { done <- a.Prompt(context.Background(), providers.NewUserText("hi")) }()
 	<-reached
 	if runCtx.Err() != nil {
 		t.Fatal("run context cancelled too early")
@@ -209,23 +211,24 @@ func TestBusyErrors(t *testing.T) {
 	p.PushFunc(gate(reached, release, faux.Reply(faux.Text("ok"))))
 	a := newAgent(p)
 	done := make(chan error)
-	go func() { done <- a.Prompt(context.Background(), "hi") }()
+	go func() { done <- a.Prompt(context.Background(), providers.NewUserText("hi")) }()
 	<-reached
 	if roles(a.State().Messages) != "user" {
 		t.Fatalf("mid-run transcript %s", roles(a.State().Messages))
 	}
 	for name, err := range map[string]error{
-		"prompt":   a.Prompt(context.Background(), "again"),
-		"continue": a.Continue(context.Background()),
-		"reset":    a.Reset(),
-		"set":      a.SetMessages(nil),
+		"prompt":    a.Prompt(context.Background(), providers.NewUserText("again")),
+		"continue":  a.Continue(context.Background()),
+		"reset":     a.Reset(),
+		"configure": a.Configure(func(*Options) { t.Error("Configure called f during a run") }),
+		"load":      a.LoadSession(strings.NewReader("")),
 	} {
 		if !errors.Is(err, ErrBusy) {
 			t.Errorf("%s while busy: %v", name, err)
 		}
 	}
-	if !strings.Contains(ErrBusy.Error(), "Steer or FollowUp") {
-		t.Errorf("ErrBusy does not point to Steer/FollowUp: %v", ErrBusy)
+	if !strings.Contains(ErrBusy.Error(), "Steering or FollowUps queue") {
+		t.Errorf("ErrBusy does not point to the queues: %v", ErrBusy)
 	}
 	close(release)
 	if err := <-done; err != nil {
@@ -243,10 +246,10 @@ func TestBusyErrors(t *testing.T) {
 // runs.
 func drainTool(a **Agent) *tools.Tool {
 	return tools.Must(tools.New(tools.Config{Name: "queue"}, func(context.Context, labelArgs) (tools.Result, error) {
-		(*a).SteerText("s1")
-		(*a).SteerText("s2")
-		(*a).FollowUpText("f1")
-		(*a).FollowUpText("f2")
+		(*a).Steering().Push(providers.NewUserText("s1"))
+		(*a).Steering().Push(providers.NewUserText("s2"))
+		(*a).FollowUps().Push(providers.NewUserText("f1"))
+		(*a).FollowUps().Push(providers.NewUserText("f2"))
 		return tools.TextResult("queued"), nil
 	}))
 }
@@ -266,7 +269,7 @@ func TestDrainOrders(t *testing.T) {
 			p.Push(faux.Reply(faux.Text("ok")))
 		}
 		a = mustNew(Options{Config: loop.Config{Provider: p, Model: model}, Tools: []*tools.Tool{drainTool(&a)}, SteeringMode: tc.mode, FollowUpMode: tc.mode})
-		if err := a.Prompt(context.Background(), "go"); err != nil {
+		if err := a.Prompt(context.Background(), providers.NewUserText("go")); err != nil {
 			t.Fatal(err)
 		}
 		if got := roles(a.State().Messages); got != tc.want {
@@ -277,18 +280,18 @@ func TestDrainOrders(t *testing.T) {
 
 func TestSteerAndFollowUpDoNotTouchTranscript(t *testing.T) {
 	a := newAgent(faux.New())
-	a.SteerText("s")
-	a.FollowUpText("f")
-	if len(a.State().Messages) != 0 || !a.HasQueuedMessages() {
-		t.Fatal("queueing changed the transcript or was lost")
+	a.Steering().Push(providers.NewUserText("s"))
+	a.FollowUps().Push(providers.NewUserText("f"))
+	a.Steering().Push(nil, providers.NewUserText("s2"), nil)
+	if len(a.State().Messages) != 0 || a.Steering().Len() != 2 || a.FollowUps().Len() != 1 {
+		t.Fatalf("queueing changed the transcript or was lost: %d steering, %d follow-ups", a.Steering().Len(), a.FollowUps().Len())
 	}
-	a.ClearSteeringQueue()
-	if !a.HasQueuedMessages() {
-		t.Fatal("follow-up lost")
+	a.Steering().Clear()
+	if a.Steering().Len() != 0 || a.FollowUps().Len() != 1 {
+		t.Fatal("clearing one queue touched the other")
 	}
-	a.ClearAllQueues()
-	if a.HasQueuedMessages() {
-		t.Fatal("queues not cleared")
+	if err := a.Reset(); err != nil || a.FollowUps().Len() != 0 {
+		t.Fatalf("Reset left %d follow-ups (%v)", a.FollowUps().Len(), err)
 	}
 }
 
@@ -298,21 +301,21 @@ func TestContinue(t *testing.T) {
 	if err := a.Continue(context.Background()); !errors.Is(err, loop.ErrNoMessages) {
 		t.Fatalf("empty: %v", err)
 	}
-	_ = a.Prompt(context.Background(), "hi")
+	_ = a.Prompt(context.Background(), providers.NewUserText("hi"))
 	if err := a.Continue(context.Background()); !errors.Is(err, loop.ErrContinueAssistant) {
 		t.Fatalf("assistant tail, nothing queued: %v", err)
 	}
 	// One-at-a-time steering from an assistant tail: each steer gets its
 	// own model call.
-	a.SteerText("s1")
-	a.SteerText("s2")
+	a.Steering().Push(providers.NewUserText("s1"))
+	a.Steering().Push(providers.NewUserText("s2"))
 	if err := a.Continue(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if got := roles(a.State().Messages); got != "user,assistant,s1,assistant,s2,assistant" {
 		t.Fatalf("steering continue: %s", got)
 	}
-	a.FollowUpText("f1")
+	a.FollowUps().Push(providers.NewUserText("f1"))
 	if err := a.Continue(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +348,7 @@ func TestPendingToolCallsAndLateUpdates(t *testing.T) {
 			updates++
 		}
 	})
-	if err := a.Prompt(context.Background(), "hi"); err != nil {
+	if err := a.Prompt(context.Background(), providers.NewUserText("hi")); err != nil {
 		t.Fatal(err)
 	}
 	if got := <-inBody; len(got) != 1 || got[0] != "c1" {
@@ -367,10 +370,12 @@ func TestStateSnapshotIsACopy(t *testing.T) {
 		t.Fatalf("snapshot changes reached the agent: %+v", got)
 	}
 	msgs := []providers.Message{providers.NewUserText("y")}
-	_ = a.SetMessages(msgs)
+	if err := a.Configure(func(o *Options) { o.Messages = msgs }); err != nil {
+		t.Fatal(err)
+	}
 	msgs[0] = providers.NewUserText("z")
 	if a.State().Messages[0].(providers.UserMessage).Text() != "y" {
-		t.Fatal("SetMessages kept the caller's slice")
+		t.Fatal("Configure kept the caller's slice")
 	}
 }
 
@@ -389,7 +394,7 @@ func TestShouldStopAfterTurnForwarded(t *testing.T) {
 		}}},
 		Tools: []*tools.Tool{tool},
 	})
-	if err := a.Prompt(context.Background(), "hi"); err != nil {
+	if err := a.Prompt(context.Background(), providers.NewUserText("hi")); err != nil {
 		t.Fatal(err)
 	}
 	if seen != "user,assistant,toolResult" || len(p.Requests()) != 1 {
@@ -402,7 +407,7 @@ func TestSessionRoundTrip(t *testing.T) {
 		return tools.TextResult("ok"), nil
 	}))
 	a := newAgent(faux.New(faux.Reply(faux.Text("thinking"), faux.Call("c1", "t", map[string]any{"label": "x"})), faux.Reply(faux.Text("done"))), tool)
-	if err := a.Prompt(context.Background(), "hi"); err != nil {
+	if err := a.Prompt(context.Background(), providers.NewUserText("hi")); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
@@ -416,7 +421,7 @@ func TestSessionRoundTrip(t *testing.T) {
 	if err := b.LoadSession(bytes.NewReader(buf.Bytes())); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Prompt(context.Background(), "more"); err != nil {
+	if err := b.Prompt(context.Background(), providers.NewUserText("more")); err != nil {
 		t.Fatal(err)
 	}
 	if got := roles(b.State().Messages); got != "user,assistant,toolResult,assistant,more,assistant" {
@@ -454,9 +459,9 @@ func TestConcurrentUse(t *testing.T) {
 			defer wg.Done()
 			for j := range 5 {
 				unsub := a.Subscribe(func(context.Context, events.Event) { _ = a.State() })
-				a.SteerText(fmt.Sprint("s", i, j))
-				a.FollowUpText(fmt.Sprint("f", i, j))
-				err := a.Prompt(context.Background(), "hi")
+				a.Steering().Push(providers.NewUserText(fmt.Sprint("s", i, j)))
+				a.FollowUps().Push(providers.NewUserText(fmt.Sprint("f", i, j)))
+				err := a.Prompt(context.Background(), providers.NewUserText("hi"))
 				if errors.Is(err, ErrBusy) {
 					busy.Store(i, true)
 				} else if err == nil {
@@ -489,7 +494,7 @@ func TestHundredAgents(t *testing.T) {
 			defer wg.Done()
 			p := faux.New(faux.Reply(faux.Call("a", "t", map[string]any{"label": fmt.Sprint(i)}), faux.Call("b", "t", map[string]any{"label": "x"})), faux.Reply(faux.Text("done")))
 			a := newAgent(p, tool)
-			if err := a.Prompt(context.Background(), "go"); err != nil {
+			if err := a.Prompt(context.Background(), providers.NewUserText("go")); err != nil {
 				errs <- err
 				return
 			}
@@ -541,7 +546,7 @@ func TestSettledParallelUpdateIgnored(t *testing.T) {
 			}
 		}
 	})
-	if err := a.Prompt(context.Background(), "go"); err != nil {
+	if err := a.Prompt(context.Background(), providers.NewUserText("go")); err != nil {
 		t.Fatal(err)
 	}
 	<-slowMayEnd
@@ -555,9 +560,11 @@ func TestSettledParallelUpdateIgnored(t *testing.T) {
 func TestRequestOptionsReachProvider(t *testing.T) {
 	p := faux.New(faux.Reply(faux.Text("a")), faux.Reply(faux.Text("b")))
 	a := mustNew(Options{Config: loop.Config{Provider: p, Model: model, RequestOptions: providers.RequestOptions{Reasoning: "low", MaxTokens: 100}}})
-	_ = a.Prompt(context.Background(), "hi")
-	a.SetRequestOptions(providers.RequestOptions{Reasoning: "high"})
-	_ = a.Prompt(context.Background(), "hi")
+	_ = a.Prompt(context.Background(), providers.NewUserText("hi"))
+	if err := a.Configure(func(o *Options) { o.RequestOptions = providers.RequestOptions{Reasoning: "high"} }); err != nil {
+		t.Fatal(err)
+	}
+	_ = a.Prompt(context.Background(), providers.NewUserText("hi"))
 	reqs := p.Requests()
 	if reqs[0].Options.Reasoning != "low" || reqs[0].Options.MaxTokens != 100 || reqs[1].Options.Reasoning != "high" {
 		t.Fatalf("options %+v / %+v", reqs[0].Options, reqs[1].Options)
@@ -583,8 +590,8 @@ func (q *outside) FollowUp(context.Context) []providers.Message {
 func TestOptionsQueueFollowsTheAgents(t *testing.T) {
 	p := faux.New(faux.Reply(faux.Text("first")), faux.Reply(faux.Text("second")))
 	a := mustNew(Options{Config: loop.Config{Provider: p, Model: model, Queue: &outside{}}})
-	a.FollowUp(providers.NewUserText("from the agent"))
-	if err := a.Prompt(context.Background(), "go"); err != nil {
+	a.FollowUps().Push(providers.NewUserText("from the agent"))
+	if err := a.Prompt(context.Background(), providers.NewUserText("go")); err != nil {
 		t.Fatal(err)
 	}
 	reqs := p.Requests()

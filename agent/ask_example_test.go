@@ -68,7 +68,7 @@ func ExampleAgent_Prompt_timeout() {
 	a, _ := agent.New(agent.Options{Config: loop.Config{Provider: slow, Model: providers.Model{ID: "scripted"}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	err := a.Prompt(ctx, "hello?")
+	err := a.Prompt(ctx, providers.NewUserText("hello?"))
 	fmt.Println(errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled))
 	fmt.Println(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled))
 	// Output:

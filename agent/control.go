@@ -2,65 +2,24 @@ package agent
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 
+	"github.com/agentloop/agentloop/internal/toolcheck"
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/tools"
 )
 
-// Steer queues messages for the active run: it picks them up after the
-// current turn's tool calls, before its next model call (by the steering
-// mode). With no run active they wait for the next one. Safe to call at any
-// time, from any goroutine.
-func (a *Agent) Steer(msgs ...providers.Message) {
-	a.mu.Lock()
-	a.steering = append(a.steering, msgs...)
-	a.mu.Unlock()
-}
+// Steering is the queue of messages for the active run: it picks them up
+// after the current turn's tool calls, before its next model call (by
+// Options.SteeringMode). With no run active they wait for the next one.
+func (a *Agent) Steering() Queue { return &a.steering }
 
-// SteerText queues a user text message; see Steer.
-func (a *Agent) SteerText(text string) { a.Steer(providers.NewUserText(text)) }
-
-// FollowUp queues messages that start another turn when the run would
-// otherwise end (by the follow-up mode).
-func (a *Agent) FollowUp(msgs ...providers.Message) {
-	a.mu.Lock()
-	a.followUp = append(a.followUp, msgs...)
-	a.mu.Unlock()
-}
-
-// FollowUpText queues a user text message; see FollowUp.
-func (a *Agent) FollowUpText(text string) { a.FollowUp(providers.NewUserText(text)) }
-
-// ClearSteeringQueue drops the queued steering messages.
-func (a *Agent) ClearSteeringQueue() {
-	a.mu.Lock()
-	a.steering = nil
-	a.mu.Unlock()
-}
-
-// ClearFollowUpQueue drops the queued follow-up messages.
-func (a *Agent) ClearFollowUpQueue() {
-	a.mu.Lock()
-	a.followUp = nil
-	a.mu.Unlock()
-}
-
-// ClearAllQueues drops every queued message.
-func (a *Agent) ClearAllQueues() {
-	a.mu.Lock()
-	a.steering, a.followUp = nil, nil
-	a.mu.Unlock()
-}
-
-// HasQueuedMessages reports whether any steering or follow-up message is
-// waiting.
-func (a *Agent) HasQueuedMessages() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return len(a.steering)+len(a.followUp) > 0
-}
+// FollowUps is the queue of messages that start another turn when the run
+// would otherwise end (by Options.FollowUpMode).
+func (a *Agent) FollowUps() Queue { return &a.followUps }
 
 // Abort cancels the active run. Tools, hooks and the provider see their
 // context cancelled; the run ends with an aborted message. With no run
@@ -90,71 +49,107 @@ func (a *Agent) Wait(ctx context.Context) error {
 	}
 }
 
-// Reset clears the transcript, the queues and the last error. The system
-// prompt, model and tools stay. It returns ErrBusy while a run is active.
+// Reset clears the transcript, both queues and the last error. The other
+// options stay. It returns ErrBusy while a run is active.
 func (a *Agent) Reset() error {
+	a.cfgMu.Lock()
+	defer a.cfgMu.Unlock()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.active != nil {
 		return ErrBusy
 	}
-	a.messages, a.steering, a.followUp = nil, nil, nil
+	a.messages = nil
+	a.steering.Clear()
+	a.followUps.Clear()
 	a.streaming, a.pending, a.errorMsg = inflight{}, nil, ""
+	a.gen++
 	return nil
 }
 
-// SetSystemPrompt sets the system prompt used from the next run on.
-func (a *Agent) SetSystemPrompt(p string) {
+// Configure is the one way to change an agent's options between runs.
+// f receives a copy of the current options, whose Messages field holds
+// the transcript; what f leaves there becomes the options of the runs to
+// come, and its Messages the transcript:
+//
+//	err := a.Configure(func(o *agent.Options) {
+//		o.Model = bigger
+//		o.Tools = append(o.Tools, search)
+//	})
+//
+// The options are checked as New checks them: options New would refuse
+// change nothing, and Configure returns New's error. A run's options are
+// fixed for its whole life: while a run is active Configure returns
+// ErrBusy without calling f, and it returns ErrBusy, changing nothing,
+// when a run started while f ran. A nil f is refused. f runs on the
+// caller's goroutine with the agent unlocked, but calls to Configure (and
+// Reset and LoadSession) are taken one at a time: f must not call those
+// three. A panic in f reaches the caller and changes nothing.
+func (a *Agent) Configure(f func(*Options)) error {
+	if f == nil {
+		return errors.New("agent: Configure needs a function to edit the options")
+	}
+	a.cfgMu.Lock()
+	defer a.cfgMu.Unlock()
 	a.mu.Lock()
-	a.opts.SystemPrompt = p
+	if a.active != nil {
+		a.mu.Unlock()
+		return ErrBusy
+	}
+	o, gen := a.options(), a.gen
 	a.mu.Unlock()
-}
 
-// SetModel sets the model used from the next run on.
-func (a *Agent) SetModel(m providers.Model) {
-	a.mu.Lock()
-	a.opts.Model = m
-	a.mu.Unlock()
-}
-
-// SetTools replaces the tools (a copy of the list) from the next run on.
-// It refuses a list a run would refuse (see loop.CheckTools) and keeps the
-// tools it had.
-func (a *Agent) SetTools(ts ...*tools.Tool) error {
-	if err := loop.CheckTools(ts); err != nil {
+	f(&o)
+	if err := check(o); err != nil {
 		return err
 	}
-	a.mu.Lock()
-	a.opts.Tools = slices.Clone(ts)
-	a.mu.Unlock()
-	return nil
-}
+	msgs := slices.Clone(o.Messages)
+	o = own(o)
 
-// SetRequestOptions sets the request options (max tokens, temperature,
-// reasoning effort, ...) used from the next run on.
-func (a *Agent) SetRequestOptions(o providers.RequestOptions) {
-	a.mu.Lock()
-	a.opts.RequestOptions = o
-	a.mu.Unlock()
-}
-
-// SetQueueModes sets the steering and follow-up queue modes.
-func (a *Agent) SetQueueModes(steering, followUp QueueMode) {
-	a.mu.Lock()
-	a.opts.SteeringMode, a.opts.FollowUpMode = steering, followUp
-	a.mu.Unlock()
-}
-
-// SetMessages replaces the transcript with a copy of msgs. It returns
-// ErrBusy while a run is active.
-func (a *Agent) SetMessages(msgs []providers.Message) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.active != nil {
+	if a.active != nil || a.gen != gen {
 		return ErrBusy
 	}
-	a.messages = slices.Clone(msgs)
+	a.opts, a.messages = o, msgs
+	a.gen++
 	return nil
+}
+
+// options returns a copy of the agent's options, Messages holding a copy
+// of the transcript. a.mu is held.
+func (a *Agent) options() Options {
+	o := a.opts
+	o.Tools = slices.Clone(o.Tools)
+	o.Hooks = slices.Clone(o.Hooks)
+	o.Messages = slices.Clone(a.messages)
+	return o
+}
+
+// check refuses options no run could use, as New documents.
+func check(o Options) error {
+	if o.Provider == nil {
+		return loop.ErrNoProvider
+	}
+	if err := toolcheck.Check(o.Tools); err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	for i, m := range o.Messages {
+		if m == nil {
+			return fmt.Errorf("agent: Options.Messages[%d] is nil", i)
+		}
+	}
+	return nil
+}
+
+// own returns o as the agent keeps it: its lists copied, so the caller's
+// later changes to them change nothing here, and no transcript (the agent
+// keeps that apart).
+func own(o Options) Options {
+	o.Tools = slices.Clone(o.Tools)
+	o.Hooks = slices.Clone(o.Hooks)
+	o.Messages = nil
+	return o
 }
 
 // State is a snapshot of an agent. It shares no mutable memory with the

@@ -26,7 +26,7 @@ func TestPanickingSubscriber(t *testing.T) {
 	})
 	n := 0
 	a.Subscribe(func(context.Context, events.Event) { n++ })
-	if err := a.Prompt(context.Background(), "hi"); err != nil {
+	if err := a.Prompt(context.Background(), providers.NewUserText("hi")); err != nil {
 		t.Fatal(err)
 	}
 	if roles(a.State().Messages) != "user,assistant" || n < 8 {
@@ -65,7 +65,7 @@ func TestSlowSubscriber(t *testing.T) {
 		}
 		got <- seen
 	}()
-	if err := a.Prompt(context.Background(), "go"); err != nil {
+	if err := a.Prompt(context.Background(), providers.NewUserText("go")); err != nil {
 		t.Fatal(err)
 	}
 	seen := <-got
@@ -92,7 +92,7 @@ func TestHookBlockedUntilCancelled(t *testing.T) {
 		Tools: []*tools.Tool{tool},
 	})
 	done := make(chan error)
-	go func() { done <- a.Prompt(context.Background(), "go") }()
+	go func() { done <- a.Prompt(context.Background(), providers.NewUserText("go")) }()
 	<-inHook
 	a.Abort()
 	if err := <-done; !errors.Is(err, context.Canceled) {

@@ -25,11 +25,11 @@ func TestInterface(t *testing.T) {
 		}
 	})
 	defer unsubscribe()
-	ag.FollowUp(providers.NewUserText("and then?"))
-	if err := ag.PromptMessages(context.Background(), providers.NewUserText("go")); err != nil {
+	ag.FollowUps().Push(providers.NewUserText("and then?"))
+	if err := ag.Prompt(context.Background(), providers.NewUserText("go")); err != nil {
 		t.Fatal(err)
 	}
-	if err := ag.PromptMessages(context.Background(), providers.NewUserText("again")); err != nil {
+	if err := ag.Prompt(context.Background(), providers.NewUserText("again")); err != nil {
 		t.Fatal(err)
 	}
 	if len(errs) > 0 || n < 20 {
@@ -40,5 +40,5 @@ func TestInterface(t *testing.T) {
 		t.Fatalf("%d messages, last %q", len(msgs), got)
 	}
 	ag.Abort() // nothing active: nothing happens
-	ag.Steer()
+	ag.Steering().Push()
 }

@@ -88,5 +88,5 @@ func (a *Agent) LoadSession(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	return a.SetMessages(msgs)
+	return a.Configure(func(o *Options) { o.Messages = msgs })
 }

@@ -57,7 +57,7 @@ func TestSoak(t *testing.T) {
 					return faux.Reply(blocks...), nil
 				}
 				a := newAgent(p, tool)
-				if err := a.Prompt(context.Background(), "go"); err != nil {
+				if err := a.Prompt(context.Background(), providers.NewUserText("go")); err != nil {
 					errs <- err
 					return
 				}

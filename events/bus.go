@@ -11,10 +11,12 @@ import (
 
 // Handler receives events: a Bus's subscriber, or the function a run
 // publishes to (see loop.Run), which calls it from one goroutine at a time,
-// in the run's order, with the run's context.
+// in the run's order, with the run's context. A consumer of events offers
+// its Handler as a method named Handle: Bus.Handle here, term.Printer,
+// sse.Broker and natsbus.Publisher in their packages.
 type Handler func(ctx context.Context, e Event)
 
-// Bus delivers events to subscribers. Publish calls every handler in
+// Bus delivers events to subscribers. Handle calls every handler in
 // subscription order before it returns, and publishes one event at a time,
 // so every subscriber sees the same total order even when events are
 // published from several goroutines. A handler that panics is logged and
@@ -25,7 +27,7 @@ type Bus struct {
 	// Logger receives handler panics; nil means slog.Default().
 	Logger *slog.Logger
 
-	publish sync.Mutex                    // held for the whole of one Publish
+	publish sync.Mutex                    // held for the whole of one Handle
 	edit    sync.Mutex                    // serializes changes to subs
 	subs    atomic.Pointer[[]*subscriber] // copy on write
 	nextID  uint64
@@ -71,7 +73,7 @@ func (b *Bus) remove(id uint64) {
 }
 
 // Channel subscribes a channel with room for size events (at least 1), for a
-// consumer on its own goroutine. When the channel is full, Publish waits for
+// consumer on its own goroutine. When the channel is full, Handle waits for
 // the consumer: backpressure, not loss. The wait ends when the consumer
 // reads or calls the returned cancel function, which also closes the
 // channel; a consumer that stops reading must call cancel, or the
@@ -88,17 +90,17 @@ func (b *Bus) Channel(size int) (<-chan Event, func()) {
 	var once sync.Once
 	cancel := func() {
 		once.Do(func() {
-			close(done) // release a Publish waiting on a full channel
+			close(done) // release a Handle waiting on a full channel
 			unsubscribe()
-			// No Publish can be sending once we hold the publish lock and
+			// No Handle can be sending once we hold the publish lock and
 			// the subscriber is gone.
 			if b.publish.TryLock() {
 				close(ch)
 				b.publish.Unlock()
 				return
 			}
-			// Called from a handler while a Publish is running: close
-			// once that Publish is over.
+			// Called from a handler while a Handle is running: close
+			// once that Handle is over.
 			go func() {
 				b.publish.Lock()
 				close(ch)
@@ -109,11 +111,11 @@ func (b *Bus) Channel(size int) (<-chan Event, func()) {
 	return ch, cancel
 }
 
-// Publish delivers e to every subscriber, in subscription order, and
+// Handle delivers e to every subscriber, in subscription order, and
 // returns when all of them have it. It is a [Handler]. A handler must not
 // publish on the same bus: publishing is one event at a time, so it would
 // wait for itself.
-func (b *Bus) Publish(ctx context.Context, e Event) {
+func (b *Bus) Handle(ctx context.Context, e Event) {
 	b.publish.Lock()
 	defer b.publish.Unlock()
 	subs := b.subs.Load()

@@ -15,10 +15,10 @@ func TestBusOrderAndUnsubscribe(t *testing.T) {
 	var log []string
 	unA := b.Subscribe(func(_ context.Context, e Event) { log = append(log, "a:"+string(e.Type())) })
 	b.Subscribe(func(_ context.Context, e Event) { log = append(log, "b:"+string(e.Type())) })
-	b.Publish(context.Background(), AgentStart{})
+	b.Handle(context.Background(), AgentStart{})
 	unA()
 	unA() // idempotent
-	b.Publish(context.Background(), TurnStart{})
+	b.Handle(context.Background(), TurnStart{})
 	if got := strings.Join(log, ","); got != "a:agent_start,b:agent_start,b:turn_start" {
 		t.Fatalf("deliveries %s", got)
 	}
@@ -41,7 +41,7 @@ func TestBusTotalOrder(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range each {
-				b.Publish(context.Background(), ToolExecutionStart{ToolCallID: string(rune('a'+p)) + string(rune(i))})
+				b.Handle(context.Background(), ToolExecutionStart{ToolCallID: string(rune('a'+p)) + string(rune(i))})
 			}
 		}()
 	}
@@ -62,7 +62,7 @@ func TestBusPanickingHandlerIsLogged(t *testing.T) {
 	got := 0
 	b.Subscribe(func(context.Context, Event) { panic("handler exploded") })
 	b.Subscribe(func(context.Context, Event) { got++ })
-	b.Publish(context.Background(), AgentStart{})
+	b.Handle(context.Background(), AgentStart{})
 	if got != 1 {
 		t.Fatal("the handler after a panicking one did not receive the event")
 	}
@@ -71,21 +71,21 @@ func TestBusPanickingHandlerIsLogged(t *testing.T) {
 	}
 }
 
-// TestChannelBackpressure: a full channel makes Publish wait for the
+// TestChannelBackpressure: a full channel makes Handle wait for the
 // consumer; nothing is dropped.
 func TestChannelBackpressure(t *testing.T) {
 	var b Bus
 	ch, cancel := b.Channel(1)
 	defer cancel()
-	b.Publish(context.Background(), AgentStart{}) // fills the buffer
+	b.Handle(context.Background(), AgentStart{}) // fills the buffer
 	published := make(chan struct{})
 	go func() {
-		b.Publish(context.Background(), TurnStart{})
+		b.Handle(context.Background(), TurnStart{})
 		close(published)
 	}()
 	select {
 	case <-published:
-		t.Fatal("Publish returned while the channel was full")
+		t.Fatal("Handle returned while the channel was full")
 	case <-time.After(50 * time.Millisecond): // wide margin: it must not return at all
 	}
 	if e := <-ch; e.Type() != TypeAgentStart {
@@ -98,14 +98,14 @@ func TestChannelBackpressure(t *testing.T) {
 }
 
 // TestChannelCancelReleasesPublisher: cancelling a stalled channel
-// subscription releases a waiting Publish and closes the channel.
+// subscription releases a waiting Handle and closes the channel.
 func TestChannelCancelReleasesPublisher(t *testing.T) {
 	var b Bus
 	ch, cancel := b.Channel(1)
-	b.Publish(context.Background(), AgentStart{})
+	b.Handle(context.Background(), AgentStart{})
 	published := make(chan struct{})
 	go func() {
-		b.Publish(context.Background(), TurnStart{})
+		b.Handle(context.Background(), TurnStart{})
 		close(published)
 	}()
 	cancel()
@@ -123,15 +123,15 @@ func TestChannelCancelReleasesPublisher(t *testing.T) {
 }
 
 // TestChannelCancelFromHandler: a handler may cancel a channel while the
-// Publish that called it runs. The channel keeps what it already had, closes
-// once that Publish is over, and later events neither reach it nor panic
+// Handle that called it runs. The channel keeps what it already had, closes
+// once that Handle is over, and later events neither reach it nor panic
 // on the closed channel.
 func TestChannelCancelFromHandler(t *testing.T) {
 	var b Bus
 	ch, cancel := b.Channel(4)
 	b.Subscribe(func(context.Context, Event) { cancel() })
-	b.Publish(context.Background(), AgentStart{})
-	b.Publish(context.Background(), TurnStart{})
+	b.Handle(context.Background(), AgentStart{})
+	b.Handle(context.Background(), TurnStart{})
 	var got []Type
 	timeout := time.After(10 * time.Second) // it closes at once
 	for open := true; open; {

@@ -144,7 +144,7 @@ func WithEnvelope(e Event, env Envelope) Event {
 //
 // Nest adds no lock: the child publishes from its own goroutine beside
 // the parent's run, so h must take calls from several goroutines and keep
-// one order, as a Bus's Publish does (a handler given to loop.Run is
+// one order, as a Bus's Handle does (a handler given to loop.Run is
 // called one event at a time by that run only).
 func Nest(h Handler, callID string) Handler {
 	if h == nil {

@@ -170,15 +170,15 @@ func TestNestOnABus(t *testing.T) {
 		paths = append(paths, strings.Join(EnvelopeOf(e).Path, ">"))
 	})
 	ctx := context.Background()
-	child := Nest(bus.Publish, "call_1")
+	child := Nest(bus.Handle, "call_1")
 	at := func(n uint64) Envelope { return Envelope{Seq: Seq{N: n}} }
-	bus.Publish(ctx, AgentStart{Envelope: at(1)})
-	bus.Publish(ctx, ToolExecutionStart{Envelope: at(2), ToolCallID: "call_1"})
+	bus.Handle(ctx, AgentStart{Envelope: at(1)})
+	bus.Handle(ctx, ToolExecutionStart{Envelope: at(2), ToolCallID: "call_1"})
 	child(ctx, AgentStart{Envelope: at(1)}) // the child numbers from 1 too
 	child(ctx, TurnStart{Envelope: at(2)})
-	bus.Publish(ctx, ToolExecutionUpdate{Envelope: Envelope{Seq: Seq{N: 2, Sub: 1}}, ToolCallID: "call_1"})
+	bus.Handle(ctx, ToolExecutionUpdate{Envelope: Envelope{Seq: Seq{N: 2, Sub: 1}}, ToolCallID: "call_1"})
 	child(ctx, AgentEnd{Envelope: at(3)})
-	bus.Publish(ctx, ToolExecutionEnd{Envelope: at(3), ToolCallID: "call_1"})
+	bus.Handle(ctx, ToolExecutionEnd{Envelope: at(3), ToolCallID: "call_1"})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -15,7 +15,7 @@ func ExampleBus() {
 	})
 	defer unsubscribe()
 
-	bus.Publish(context.Background(), events.ToolExecutionStart{ToolCallID: "c1", ToolName: "read", Args: map[string]any{"path": "a.go"}})
+	bus.Handle(context.Background(), events.ToolExecutionStart{ToolCallID: "c1", ToolName: "read", Args: map[string]any{"path": "a.go"}})
 	// Output:
 	// {"type":"tool_execution_start","toolCallId":"c1","toolName":"read","args":{"path":"a.go"}}
 }
@@ -32,8 +32,8 @@ func ExampleBus_Channel() {
 			fmt.Println(e.Type())
 		}
 	}()
-	bus.Publish(context.Background(), events.AgentStart{})
-	bus.Publish(context.Background(), events.AgentEnd{})
+	bus.Handle(context.Background(), events.AgentStart{})
+	bus.Handle(context.Background(), events.AgentEnd{})
 	cancel()
 	<-done
 	// Output:

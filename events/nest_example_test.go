@@ -38,7 +38,7 @@ func ExampleNest() {
 	child := faux.New(faux.Reply(faux.Text("42")))
 	ask := tools.Must(tools.New(tools.Config{Name: "ask"}, func(ctx context.Context, in question) (tools.Result, error) {
 		msgs, err := loop.Run(ctx, []providers.Message{providers.NewUserText(in.Q)}, loop.Conversation{},
-			loop.Config{Provider: child}, events.Nest(bus.Publish, tools.CallID(ctx)))
+			loop.Config{Provider: child}, events.Nest(bus.Handle, tools.CallID(ctx)))
 		if err != nil {
 			return tools.Result{}, err
 		}
@@ -46,7 +46,7 @@ func ExampleNest() {
 	}))
 	parent := faux.New(faux.Reply(faux.Call("c1", "ask", map[string]any{"q": "?"})), faux.Reply(faux.Text("42")))
 	_, _ = loop.Run(context.Background(), []providers.Message{providers.NewUserText("go")},
-		loop.Conversation{Tools: []*tools.Tool{ask}}, loop.Config{Provider: parent}, bus.Publish)
+		loop.Conversation{Tools: []*tools.Tool{ask}}, loop.Config{Provider: parent}, bus.Handle)
 	// Output:
 	// /    1     agent_start
 	// /    2     turn_start

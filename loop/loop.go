@@ -42,6 +42,7 @@ import (
 	"sync"
 
 	"github.com/agentloop/agentloop/events"
+	"github.com/agentloop/agentloop/internal/toolcheck"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/tools"
 )
@@ -143,22 +144,6 @@ func Continue(ctx context.Context, conv Conversation, cfg Config, emit events.Ha
 	})
 }
 
-// CheckTools reports the first tool of ts that a run would refuse: a nil
-// or zero Tool, or a second tool of the same name.
-func CheckTools(ts []*tools.Tool) error {
-	seen := make(map[string]bool, len(ts))
-	for i, t := range ts {
-		if err := t.Err(); err != nil {
-			return fmt.Errorf("loop: tool %d: %w", i, err)
-		}
-		if seen[t.Name()] {
-			return fmt.Errorf("loop: two tools are named %q", t.Name())
-		}
-		seen[t.Name()] = true
-	}
-	return nil
-}
-
 // run is the state of one run.
 type run struct {
 	ctx    context.Context
@@ -216,8 +201,8 @@ func newRun(ctx context.Context, conv Conversation, cfg Config, emit events.Hand
 }
 
 func (r *run) setConversation(c Conversation) error {
-	if err := CheckTools(c.Tools); err != nil {
-		return err
+	if err := toolcheck.Check(c.Tools); err != nil {
+		return fmt.Errorf("loop: %w", err)
 	}
 	r.c = c
 	r.buildTools()

@@ -47,7 +47,7 @@ func TestEventsAreNumbered(t *testing.T) {
 			// A body running a nested run: its events go out through the
 			// parent's bus with this call's id in front of their path.
 			_, err := Run(ctx, []providers.Message{providers.NewUserText("child")}, Conversation{}, cfgFor(child),
-				events.Nest(bus.Publish, tools.CallID(ctx)))
+				events.Nest(bus.Handle, tools.CallID(ctx)))
 			if err != nil {
 				return tools.Result{}, err
 			}
@@ -61,7 +61,7 @@ func TestEventsAreNumbered(t *testing.T) {
 			faux.Call("c3", "work", map[string]any{"label": "b"})),
 		faux.Reply(faux.Text("all done")))
 	cfg := cfgFor(p)
-	_, err := Run(context.Background(), []providers.Message{providers.NewUserText("go")}, Conversation{Tools: []*tools.Tool{echoTool(t, "work", progress)}}, cfg, bus.Publish)
+	_, err := Run(context.Background(), []providers.Message{providers.NewUserText("go")}, Conversation{Tools: []*tools.Tool{echoTool(t, "work", progress)}}, cfg, bus.Handle)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentloop/agentloop/providers"
 )
 
 // Command is a control message for a run.
@@ -92,22 +94,34 @@ func consumerName(runID, worker string) string {
 	return "ctl-" + hex.EncodeToString(h[:16])
 }
 
-// Target is what a command acts on; *agent.Agent is one.
-type Target interface {
-	SteerText(text string)
-	FollowUpText(text string)
-	Abort()
+// Queue is where Apply puts the user message of a steer or follow_up
+// command; an agent's queues (agent.Agent's Steering and FollowUps) are
+// Queues.
+type Queue interface {
+	Push(msgs ...providers.Message)
 }
 
-// Apply carries out a steer, follow_up or abort command on t, and reports
-// false for a prompt, which the caller handles (it starts a run).
+// Target is what a command acts on: an agent's two queues and its abort.
+//
+//	t := natsbus.Target{Steering: a.Steering(), FollowUps: a.FollowUps(), Abort: a.Abort}
+type Target struct {
+	Steering  Queue
+	FollowUps Queue
+	Abort     func()
+}
+
+// Apply carries out a steer, follow_up or abort command on t: a steer or
+// follow_up pushes a user message holding the command's text on the
+// matching queue. It reports false, doing nothing, for a prompt (which the
+// caller handles: it starts a run) and for a command whose part of t is
+// nil.
 func (c Command) Apply(t Target) bool {
-	switch c.Type {
-	case CommandSteer:
-		t.SteerText(c.Text)
-	case CommandFollowUp:
-		t.FollowUpText(c.Text)
-	case CommandAbort:
+	switch {
+	case c.Type == CommandSteer && t.Steering != nil:
+		t.Steering.Push(providers.NewUserText(c.Text))
+	case c.Type == CommandFollowUp && t.FollowUps != nil:
+		t.FollowUps.Push(providers.NewUserText(c.Text))
+	case c.Type == CommandAbort && t.Abort != nil:
 		t.Abort()
 	default:
 		return false

@@ -45,7 +45,7 @@ func TestEnvelopeOverNATS(t *testing.T) {
 		tools.ReportProgress(ctx, tools.TextResult(a.Label+" halfway"))
 		if a.Label == "nest" {
 			if _, err := loop.Run(ctx, []providers.Message{providers.NewUserText("child")}, loop.Conversation{},
-				loop.Config{Provider: child, Model: providers.Model{ID: "faux"}}, events.Nest(bus.Publish, tools.CallID(ctx))); err != nil {
+				loop.Config{Provider: child, Model: providers.Model{ID: "faux"}}, events.Nest(bus.Handle, tools.CallID(ctx))); err != nil {
 				return tools.Result{}, err
 			}
 		}
@@ -55,7 +55,7 @@ func TestEnvelopeOverNATS(t *testing.T) {
 		faux.Reply(faux.Call("c1", "work", map[string]any{"label": "a"}), faux.Call("c2", "work", map[string]any{"label": "nest"})),
 		faux.Reply(faux.Text("finished")))
 	if _, err := loop.Run(context.Background(), []providers.Message{providers.NewUserText("go")}, loop.Conversation{Tools: []*tools.Tool{work}},
-		loop.Config{Provider: model, Model: providers.Model{ID: "faux"}}, bus.Publish); err != nil {
+		loop.Config{Provider: model, Model: providers.Model{ID: "faux"}}, bus.Handle); err != nil {
 		t.Fatal(err)
 	}
 	if err := pub.Close(context.Background()); err != nil {

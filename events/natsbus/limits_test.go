@@ -36,7 +36,7 @@ func TestWorkerRestartContinuesTheSequence(t *testing.T) {
 	}
 	defer sub.Stop()
 	a, pub := worker(t, srv.connect(t), run, release, started)
-	if err := a.Prompt(context.Background(), "go"); err != nil {
+	if err := a.Prompt(context.Background(), providers.NewUserText("go")); err != nil {
 		t.Fatal(err)
 	}
 	first := pub.Seq()
@@ -44,7 +44,7 @@ func TestWorkerRestartContinuesTheSequence(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, pub2 := worker(t, srv.connect(t), run, release, make(chan struct{})) // the restarted worker
-	if err := b.Prompt(context.Background(), "again"); err != nil {
+	if err := b.Prompt(context.Background(), providers.NewUserText("again")); err != nil {
 		t.Fatal(err)
 	}
 	col.wait(t)
@@ -181,7 +181,11 @@ func TestOversizedEventsAreTrimmed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cc, err := sub.Consume(func(m jetstream.Msg) { raw.Store(m.Headers().Get(natsbus.HeaderSeq), m) })
+	stored := make(chan struct{}, 16)
+	cc, err := sub.Consume(func(m jetstream.Msg) {
+		raw.Store(m.Headers().Get(natsbus.HeaderSeq), m)
+		stored <- struct{}{}
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,6 +205,9 @@ func TestOversizedEventsAreTrimmed(t *testing.T) {
 	pub.Handle(context.Background(), events.AgentEnd{Messages: []providers.Message{answer}})
 	col.wait(t)
 	col.contiguous(t, 1)
+	for range 4 { // the raw consumer is apart from the subscriber: wait for it too
+		<-stored
+	}
 	if pub.Failed() != 0 || pub.Trimmed() != 3 || len(col.types) != 4 {
 		t.Fatalf("failed %d, trimmed %d, delivered %v", pub.Failed(), pub.Trimmed(), col.types)
 	}

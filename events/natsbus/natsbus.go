@@ -8,8 +8,9 @@
 //	pub, err := bus.Publisher(ctx, runID, natsbus.PublisherOptions{}) // the worker: events out
 //	defer pub.Close(ctx)    // flushes the queue
 //	a.Subscribe(pub.Handle) // never waits on the network
+//	t := natsbus.Target{Steering: a.Steering(), FollowUps: a.FollowUps(), Abort: a.Abort}
 //	stop, err := bus.Serve(ctx, runID, "worker", func(c natsbus.Command) { // commands in
-//		if !c.Apply(a) { /* a prompt: start a run */ }
+//		if !c.Apply(t) { /* a prompt: start a run */ }
 //	})
 //
 //	sub, err := bus.Subscribe(ctx, runID, 1, func(seq uint64, e events.Event) { … }) // anywhere

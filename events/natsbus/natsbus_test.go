@@ -177,7 +177,7 @@ func subscribeAll(t *testing.T, bus *natsbus.Bus, run string) (*collector, *nats
 // prompt starts a run in the background.
 func prompt(a *agent.Agent) <-chan error {
 	done := make(chan error, 1)
-	go func() { done <- a.Prompt(context.Background(), "go") }()
+	go func() { done <- a.Prompt(context.Background(), providers.NewUserText("go")) }()
 	return done
 }
 
@@ -235,7 +235,9 @@ func TestWorkerConsumerController(t *testing.T) {
 	release, started := make(chan struct{}), make(chan struct{})
 	bus := srv.connect(t)
 	a, pub := worker(t, bus, run, release, started)
-	stop, err := bus.Serve(context.Background(), run, "worker", func(c natsbus.Command) { c.Apply(a) })
+	steered := make(chan struct{}, 1)
+	target := natsbus.Target{Steering: pushed{a.Steering(), steered}, FollowUps: a.FollowUps(), Abort: a.Abort}
+	stop, err := bus.Serve(context.Background(), run, "worker", func(c natsbus.Command) { c.Apply(target) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,10 +249,9 @@ func TestWorkerConsumerController(t *testing.T) {
 	if err := srv.connect(t).Send(context.Background(), run, natsbus.Command{Type: natsbus.CommandSteer, Text: "also this"}); err != nil {
 		t.Fatal(err)
 	}
-	// The steering message is in the agent's queue before the tools finish.
-	deadline := time.Now().Add(30 * time.Second)
-	for !a.HasQueuedMessages() && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+	<-steered // the steering message is in the agent's queue before the tools finish
+	if n := a.Steering().Len(); n != 1 {
+		t.Fatalf("the steering queue holds %d messages, want 1", n)
 	}
 	close(release)
 	if err := <-done; err != nil {
@@ -267,6 +268,20 @@ func TestWorkerConsumerController(t *testing.T) {
 	}
 }
 
+// pushed is a queue that signals each push it forwards to q.
+type pushed struct {
+	q    natsbus.Queue
+	done chan<- struct{}
+}
+
+func (p pushed) Push(msgs ...providers.Message) {
+	p.q.Push(msgs...)
+	select {
+	case p.done <- struct{}{}:
+	default:
+	}
+}
+
 func TestAbortOverNATS(t *testing.T) {
 	srv := startServer(t)
 	run := "run-abort"
@@ -274,7 +289,8 @@ func TestAbortOverNATS(t *testing.T) {
 	defer close(release)
 	bus := srv.connect(t)
 	a, _ := worker(t, bus, run, release, started)
-	stop, err := bus.Serve(context.Background(), run, "worker", func(c natsbus.Command) { c.Apply(a) })
+	target := natsbus.Target{Steering: a.Steering(), FollowUps: a.FollowUps(), Abort: a.Abort}
+	stop, err := bus.Serve(context.Background(), run, "worker", func(c natsbus.Command) { c.Apply(target) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +363,7 @@ func TestLateConsumer(t *testing.T) {
 	release, started := make(chan struct{}), make(chan struct{})
 	close(release)
 	a, pub := worker(t, srv.connect(t), run, release, started)
-	if err := a.Prompt(context.Background(), "go"); err != nil {
+	if err := a.Prompt(context.Background(), providers.NewUserText("go")); err != nil {
 		t.Fatal(err)
 	}
 	bus := srv.connect(t)
@@ -374,7 +390,7 @@ func TestLateConsumer(t *testing.T) {
 		t.Fatalf("from %d: %d events", from, len(tail.seqs))
 	}
 	// And it follows live: a second run on the same id.
-	if err := a.Prompt(context.Background(), "more"); err != nil {
+	if err := a.Prompt(context.Background(), providers.NewUserText("more")); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)

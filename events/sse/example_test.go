@@ -42,7 +42,7 @@ func ExampleBroker() {
 		}
 		if strings.HasPrefix(line, `data: {"type":"snapshot"`) {
 			// The client is connected: start the run.
-			if err := a.Prompt(context.Background(), "Hi"); err != nil {
+			if err := a.Prompt(context.Background(), providers.NewUserText("Hi")); err != nil {
 				panic(err)
 			}
 		}

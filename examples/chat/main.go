@@ -165,7 +165,7 @@ func chat(in io.Reader, out io.Writer, interactive bool, name string, window int
 			}
 			if running != nil {
 				if strings.TrimSpace(line) != "" {
-					a.SteerText(line)
+					a.Steering().Push(providers.NewUserText(line))
 					fmt.Fprintln(out, "(queued for the running turn)")
 				}
 				continue
@@ -175,7 +175,7 @@ func chat(in io.Reader, out io.Writer, interactive bool, name string, window int
 				continue
 			}
 			running = make(chan error, 1)
-			go func(done chan<- error) { done <- a.Prompt(context.Background(), line) }(running)
+			go func(done chan<- error) { done <- a.Prompt(context.Background(), providers.NewUserText(line)) }(running)
 		}
 	}
 }

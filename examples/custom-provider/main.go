@@ -80,7 +80,7 @@ func main() {
 		os.Exit(1)
 	}
 	a.Subscribe(term.New(os.Stdout).Handle)
-	if err := a.Prompt(context.Background(), "providers are just iterators of events"); err != nil {
+	if err := a.Prompt(context.Background(), providers.NewUserText("providers are just iterators of events")); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

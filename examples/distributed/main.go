@@ -34,6 +34,7 @@ import (
 	"github.com/agentloop/agentloop/events/natsbus"
 	"github.com/agentloop/agentloop/events/sse"
 	"github.com/agentloop/agentloop/events/sse/webchat"
+	"github.com/agentloop/agentloop/providers"
 )
 
 func main() {
@@ -181,18 +182,18 @@ func (w *worker) command(c natsbus.Command) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if c.Type != natsbus.CommandPrompt {
-		c.Apply(w.agent)
+		c.Apply(natsbus.Target{Steering: w.agent.Steering(), FollowUps: w.agent.FollowUps(), Abort: w.agent.Abort})
 		return
 	}
 	if w.running {
-		w.agent.SteerText(c.Text)
+		w.agent.Steering().Push(providers.NewUserText(c.Text))
 		return
 	}
 	w.running = true
 	w.runs.Add(1)
 	go func() {
 		defer w.runs.Done()
-		_ = w.agent.Prompt(context.Background(), c.Text)
+		_ = w.agent.Prompt(context.Background(), providers.NewUserText(c.Text))
 		w.mu.Lock()
 		w.running = false
 		w.mu.Unlock()

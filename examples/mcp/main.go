@@ -92,7 +92,7 @@ func run(ctx context.Context, out io.Writer, server []string, offline bool) ([]p
 	a.Subscribe(term.New(out).Handle)
 	prompt := "What is on Tuesday?"
 	fmt.Fprintln(out, "user:", prompt)
-	if err := a.Prompt(ctx, prompt); err != nil {
+	if err := a.Prompt(ctx, providers.NewUserText(prompt)); err != nil {
 		return nil, err
 	}
 	return a.State().Messages, nil

@@ -84,7 +84,7 @@ func run(ctx context.Context, out io.Writer, offline bool) error {
 	if err != nil {
 		return err
 	}
-	runErr := a.Prompt(ctx, "What's the weather in Oslo and Bergen?")
+	runErr := a.Prompt(ctx, providers.NewUserText("What's the weather in Oslo and Bergen?"))
 	if err := tp.Shutdown(ctx); err != nil {
 		return err
 	}

@@ -165,7 +165,7 @@ func run(root string, in io.Reader, out io.Writer) error {
 		return err
 	}
 	a.Subscribe(term.New(out).Handle)
-	return a.Prompt(context.Background(), "Look at go.mod, write a note next to the workspace, and delete scratch.tmp.")
+	return a.Prompt(context.Background(), providers.NewUserText("Look at go.mod, write a note next to the workspace, and delete scratch.tmp."))
 }
 
 // scripted tries a read inside the workspace, a write outside it and a

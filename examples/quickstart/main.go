@@ -132,7 +132,7 @@ func run(ctx context.Context, out io.Writer, offline bool) ([]providers.Message,
 
 	prompt := "What's the weather in Oslo and Bergen, what time is it in Oslo, and save a note about it?"
 	fmt.Fprintln(out, "user:", prompt)
-	err = a.Prompt(ctx, prompt)
+	err = a.Prompt(ctx, providers.NewUserText(prompt))
 	return a.State().Messages, err
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/agentloop/agentloop/agent"
 	"github.com/agentloop/agentloop/events/sse"
 	"github.com/agentloop/agentloop/events/sse/webchat"
+	"github.com/agentloop/agentloop/providers"
 )
 
 // server wires one agent to the page: its events go to the browser over
@@ -54,7 +55,7 @@ func (s *server) send(_ context.Context, text string) (string, error) {
 			return "", errors.New("too many messages are waiting for the running turn; wait for it to end")
 		}
 		s.steered++
-		s.agent.SteerText(text)
+		s.agent.Steering().Push(providers.NewUserText(text))
 		return "steer", nil
 	}
 	s.steered = 0
@@ -62,7 +63,7 @@ func (s *server) send(_ context.Context, text string) (string, error) {
 	s.runs.Add(1)
 	go func() {
 		defer s.runs.Done()
-		_ = s.agent.Prompt(context.Background(), text)
+		_ = s.agent.Prompt(context.Background(), providers.NewUserText(text))
 		s.mu.Lock()
 		s.running = false
 		s.mu.Unlock()

@@ -278,7 +278,7 @@ func TestSummaryThroughASession(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 8 {
-		if err := a.Prompt(context.Background(), fmt.Sprintf("question %d: %s", i, strings.Repeat("words ", 30))); err != nil {
+		if err := a.Prompt(context.Background(), providers.NewUserText(fmt.Sprintf("question %d: %s", i, strings.Repeat("words ", 30)))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -310,7 +310,7 @@ func TestSummaryThroughASession(t *testing.T) {
 	if err := b.LoadSession(&session); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Prompt(context.Background(), "and now?"); err != nil {
+	if err := b.Prompt(context.Background(), providers.NewUserText("and now?")); err != nil {
 		t.Fatal(err)
 	}
 	lead := first[0].(providers.UserMessage).Text()

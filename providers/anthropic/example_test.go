@@ -25,7 +25,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	if err := a.Prompt(context.Background(), "Say hello."); err != nil {
+	if err := a.Prompt(context.Background(), providers.NewUserText("Say hello.")); err != nil {
 		fmt.Println(err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentloop/agentloop/agent"
 	"github.com/agentloop/agentloop/loop"
+	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/providers/gemini"
 )
 
@@ -23,7 +24,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	if err := a.Prompt(ctx, "Say hello."); err != nil {
+	if err := a.Prompt(ctx, providers.NewUserText("Say hello.")); err != nil {
 		fmt.Println(err)
 	}
 }

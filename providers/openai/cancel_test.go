@@ -95,7 +95,7 @@ func TestCancellationLeavesASendableTranscript(t *testing.T) {
 					}
 				})
 			}
-			if err := a.Prompt(context.Background(), "go"); !errors.Is(err, context.Canceled) {
+			if err := a.Prompt(context.Background(), providers.NewUserText("go")); !errors.Is(err, context.Canceled) {
 				t.Fatalf("an aborted run returned %v", err)
 			}
 			msgs := append(a.State().Messages, providers.NewUserText("continue"))

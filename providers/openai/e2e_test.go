@@ -91,7 +91,7 @@ func TestAgentTwoTurns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Prompt(context.Background(), "look around"); err != nil {
+	if err := a.Prompt(context.Background(), providers.NewUserText("look around")); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()
@@ -164,7 +164,7 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 			b, _ := events.Marshal(e)
 			seen.Write(b)
 		})
-		err = a.Prompt(context.Background(), "hi")
+		err = a.Prompt(context.Background(), providers.NewUserText("hi"))
 		var session bytes.Buffer
 		_ = a.SaveSession(&session)
 		all := seen.String() + logs.String() + session.String() + a.State().ErrorMessage + fmt.Sprint(err)

@@ -65,7 +65,7 @@ func Example() {
 			fmt.Printf("%s -> %s\n", end.ToolName, providers.TextOf(end.Result.Content))
 		}
 	})
-	if err := a.Prompt(ctx, "Weather in Oslo?"); err != nil {
+	if err := a.Prompt(ctx, providers.NewUserText("Weather in Oslo?")); err != nil {
 		panic(err)
 	}
 	fmt.Println(model.Requests()[0].Tools[0].Name, "was offered to the model")

@@ -161,7 +161,7 @@ type Options struct {
 	// OnChange, when set, is called after the tool set changed (a server
 	// said its list changed, or a connection was made again), on a
 	// goroutine of the Toolset: to update an agent between runs, say
-	// (agent.SetTools). A run in progress takes the change by itself.
+	// (agent.Configure). A run in progress takes the change by itself.
 	OnChange func()
 }
 

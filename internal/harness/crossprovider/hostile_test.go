@@ -178,7 +178,7 @@ func TestKeyNeverLeaks(t *testing.T) {
 						raw, _ := events.MarshalWire(ev)
 						wire.Write(raw)
 					})
-					if err := a.Prompt(context.Background(), "hi"); err == nil {
+					if err := a.Prompt(context.Background(), providers.NewUserText("hi")); err == nil {
 						t.Fatal("the run did not fail")
 					}
 					var session bytes.Buffer

@@ -74,7 +74,7 @@ func TestKeyPrecedence(t *testing.T) {
 					raw, _ := events.MarshalWire(ev)
 					wire.Write(raw)
 				})
-				if err := a.Prompt(context.Background(), "hi"); err == nil {
+				if err := a.Prompt(context.Background(), providers.NewUserText("hi")); err == nil {
 					t.Fatal("the run did not fail")
 				}
 				mu.Lock()

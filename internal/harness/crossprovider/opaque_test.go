@@ -54,7 +54,7 @@ func TestOpaqueDataSurvives(t *testing.T) {
 				}
 				wireEnds = append(wireEnds, back.(events.MessageEnd).Message)
 			})
-			if err := a.Prompt(context.Background(), "start"); err != nil {
+			if err := a.Prompt(context.Background(), providers.NewUserText("start")); err != nil {
 				t.Fatal(err)
 			}
 			kept := a.State().Messages
@@ -76,7 +76,7 @@ func TestOpaqueDataSurvives(t *testing.T) {
 			if got, want := mustJSON(b.State().Messages), mustJSON(kept); got != want {
 				t.Errorf("the session lost something:\n%s\nwant\n%s", got, want)
 			}
-			if err := b.Prompt(context.Background(), "again"); err != nil {
+			if err := b.Prompt(context.Background(), providers.NewUserText("again")); err != nil {
 				t.Fatal(err)
 			}
 			if sent := mustJSON(s2.Requests()[0].Body); !strings.Contains(sent, marker[w.name]) {
