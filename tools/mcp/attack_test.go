@@ -298,3 +298,53 @@ func TestAttackRefusalMessageBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestAttackDeepToolDefinition: one tool whose definition nests past
+// maxToolDepth (the SDK decodes no message nested past 1000 levels) is
+// left out and named in Refused; the tools around it, on its page, are
+// kept, over a JSON body and an event stream alike.
+func TestAttackDeepToolDefinition(t *testing.T) {
+	// levels is the definition's nesting: its braces, inputSchema's and
+	// the arrays inside.
+	withDepth := func(levels int) string {
+		k := levels - 2
+		return `{"type":"object","x":` + strings.Repeat("[", k) + strings.Repeat("]", k) + `}`
+	}
+	for _, tc := range []struct {
+		name   string
+		schema string
+		kept   bool
+	}{
+		{"at the bound", withDepth(maxToolDepth), true},
+		{"past the bound", withDepth(maxToolDepth + 1), false},
+		{"past the SDK's", withDepth(1200), false},
+		{"far past it", strings.Repeat(`{"type":"object","properties":{"p":`, 20_000) + `{}` + strings.Repeat(`}}`, 20_000), false},
+		{"deep in strings only", `{"type":"object","description":"` + strings.Repeat("[{", 5000) + `"}`, true},
+	} {
+		for _, events := range []bool{false, true} {
+			t.Run(fmt.Sprint(tc.name, " events:", events), func(t *testing.T) {
+				h := newHostile(t, &hostile{events: events, page: func(w io.Writer, _ string) {
+					fmt.Fprintf(w, `{"tools":[{"name":"good","inputSchema":{"type":"object"}},{"name":"deep","inputSchema":%s},{"name":"after","inputSchema":{"type":"object"}}]}`, tc.schema)
+				}})
+				ts := connect(t, Options{}, Server{Name: "h", URL: h.url()})
+				set, _ := ts.Tools()
+				var names []string
+				for _, tl := range set {
+					names = append(names, tl.Name())
+				}
+				want, refused := "[good deep after]", map[string]string{}
+				if !tc.kept {
+					want = "[good after]"
+					refused["h/deep"] = fmt.Sprintf("mcp: the definition of \"deep\" nests more than %d levels deep", maxToolDepth)
+				}
+				got := map[string]string{}
+				for k, err := range ts.Refused() {
+					got[k] = err.Error()
+				}
+				if fmt.Sprint(names) != want || fmt.Sprint(got) != fmt.Sprint(refused) {
+					t.Fatalf("tools %v, refused %v; want %s, %v", names, got, want, refused)
+				}
+			})
+		}
+	}
+}

@@ -130,7 +130,7 @@ func (b *boundedReader) fill() {
 		b.out = b.buf
 		if sc != nil {
 			b.out = b.standIn(sc)
-		} else if len(b.buf) > scanFrom {
+		} else if len(b.buf) > scanFrom || nestsDeeper(b.buf, maxToolDepth) {
 			b.out = b.reduce(b.buf)
 		}
 		if err != nil && b.err == nil {
@@ -167,7 +167,7 @@ func (b *boundedReader) scanner(read, chunk []byte) *idScanner {
 const scanFrom = 64 << 10
 
 // reduce returns msg, or when it is a page of tools with more than
-// Limits.MaxTools tools or a tool too large, the page reduced (see
+// Limits.MaxTools tools or a tool too large or too deep, the page reduced (see
 // idScanner): decoding a hundred thousand tools, or a tool's schema of
 // megabytes, costs the SDK far more memory than their bytes.
 func (b *boundedReader) reduce(msg []byte) []byte {
