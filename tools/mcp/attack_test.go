@@ -209,9 +209,10 @@ func TestAttackCallAfterClose(t *testing.T) {
 func TestAttackResultShapes(t *testing.T) {
 	deep := func(n int) string { return strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n) }
 	calls := map[string]func(io.Writer){
-		"deep9k":   func(w io.Writer) { fmt.Fprintf(w, `{"content":[],"structuredContent":%s}`, deep(9000)) },
-		"deep20k":  func(w io.Writer) { fmt.Fprintf(w, `{"content":[],"structuredContent":%s}`, deep(20000)) },
-		"deepText": func(w io.Writer) { fmt.Fprintf(w, `{"content":[{"type":"text","text":"x","_meta":%s}]}`, deep(20000)) },
+		"shallow800": func(w io.Writer) { fmt.Fprintf(w, `{"content":[],"structuredContent":%s}`, deep(795)) },
+		"deep9k":     func(w io.Writer) { fmt.Fprintf(w, `{"content":[],"structuredContent":%s}`, deep(9000)) },
+		"deep20k":    func(w io.Writer) { fmt.Fprintf(w, `{"content":[],"structuredContent":%s}`, deep(20000)) },
+		"deepText":   func(w io.Writer) { fmt.Fprintf(w, `{"content":[{"type":"text","text":"x","_meta":%s}]}`, deep(20000)) },
 		"image": func(w io.Writer) {
 			io.WriteString(w, `{"content":[{"type":"image","mimeType":"image/png","data":"`)
 			writeRepeat(w, 'A', 4<<20)
@@ -262,7 +263,12 @@ func TestAttackResultShapes(t *testing.T) {
 				if err == nil && len(providers.TextOf(res.Content)) > 2<<20 {
 					t.Errorf("a result of %d bytes", len(providers.TextOf(res.Content)))
 				}
-				t.Logf("%.200v %.200v", providers.TextOf(res.Content), err)
+				if strings.HasPrefix(name, "deep") && (err == nil || err.Error() != TooDeepText("h", maxMessageDepth)) {
+					t.Errorf("a result too deep: %.200v", err)
+				}
+				if name == "shallow800" && err != nil {
+					t.Errorf("a result 800 deep: %v", err)
+				}
 			})
 			if res, err := callTool(ts, "ok", nil); err != nil || providers.TextOf(res.Content) != "ok" {
 				t.Fatalf("the next call: %v %v", res, err)
@@ -346,5 +352,22 @@ func TestAttackDeepToolDefinition(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestAttackDeepResultOverStdio: a result nested past what the SDK
+// decodes, over stdio, reads as a call that ran and whose result was
+// dropped; the process is not restarted, and serves the next call.
+func TestAttackDeepResultOverStdio(t *testing.T) {
+	ts := connect(t, Options{}, selfServer(t, "big"))
+	pid := ts.servers[0].cmd.Process.Pid
+	if _, err := callTool(ts, "deep", nil); err == nil || err.Error() != TooDeepText("big", maxMessageDepth) {
+		t.Fatalf("the deep result: %v", err)
+	}
+	if res, err := callTool(ts, "small", nil); err != nil || providers.TextOf(res.Content) != "ok" {
+		t.Fatalf("the next call: %v %v", res, err)
+	}
+	if now := ts.servers[0].cmd.Process.Pid; now != pid {
+		t.Fatalf("the server was restarted (%d, then %d)", pid, now)
 	}
 }

@@ -148,6 +148,9 @@ func (s *server) call(ctx context.Context, name string, args map[string]any) (to
 		if size, ok := tooLarge(err); ok {
 			return tools.Result{}, errors.New(TooLargeText(s.spec.Name, size, int64(s.ts.opts.Limits.MaxMessageBytes)))
 		}
+		if tooDeep(err) {
+			return tools.Result{}, errors.New(TooDeepText(s.spec.Name, maxMessageDepth))
+		}
 		switch {
 		case ctx.Err() != nil:
 			return tools.Result{}, ctx.Err()

@@ -31,3 +31,11 @@ func RefusedText(server, message string) string {
 func TooLargeText(server string, size, limit int64) string {
 	return fmt.Sprintf("the call ran on %s, but its result (%d bytes) is larger than the %d bytes allowed and was dropped", server, size, limit)
 }
+
+// TooDeepText says server answered the call with a result that nests
+// objects and arrays more than depth levels deep: the call ran, but its
+// result was dropped (the MCP SDK reads no message nested past 1000
+// levels).
+func TooDeepText(server string, depth int) string {
+	return fmt.Sprintf("the call ran on %s, but its result nests more than %d levels deep and was dropped", server, depth)
+}
