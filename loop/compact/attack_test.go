@@ -115,7 +115,7 @@ var shapes = map[string]struct {
 // wire would refuse none, none after a summary was stored leaves it out,
 // no summary request passes the window.
 func TestAttackCompactionShapes(t *testing.T) {
-	const contextWindow, reserve, steps = 3000, 400, 120
+	const contextWindow, reserve = 3000, 400
 	system := "You read pages. " + strings.Repeat("Be brief. ", 30)
 	strategies := map[string]loop.Compactor{
 		"trim":                   Trim{},
@@ -154,6 +154,13 @@ func TestAttackCompactionShapes(t *testing.T) {
 							problems = append(problems, fmt.Sprintf(f, a...))
 						}
 					}
+					steps := 100
+					if how != "ok" {
+						steps = 40 // past the first summaries, each way a summary fails
+					}
+					if shapeName == "many tiny turns" {
+						steps *= 6
+					}
 					for n := range steps {
 						in.Transcript = transcript
 						out, err := c.Compact(context.Background(), in)
@@ -191,6 +198,9 @@ func TestAttackCompactionShapes(t *testing.T) {
 							}
 						}
 						transcript = append(transcript, sh.next(n)...)
+					}
+					if strings.Contains(name, "summarize") && how == "ok" && s.n == 0 {
+						note("no summary was asked for")
 					}
 					if s.over > 0 {
 						note("%d summary requests over the window, the last: %s", s.over, s.overNote)
