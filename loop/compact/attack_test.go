@@ -128,6 +128,9 @@ func TestAttackCompactionShapes(t *testing.T) {
 		"summarize+trim":         Chain(Summarize{}, Trim{KeepFirst: true}),
 		"shorten+summarize+trim": Chain(ShortenResults{}, Summarize{}, Trim{}),
 		"small windows":          Chain(Summarize{Window: 900, KeepTurns: 8}, ShortenResults{Window: 700}),
+		"summarize, odd knobs":   Summarize{KeepTurns: 1000, Threshold: 0.01, Keep: 0.99, SummaryShare: 0.9, MaxSummaryBytes: 1 << 30},
+		"trim keeping 1,000":     Trim{KeepTurns: 1000, KeepFirst: true},
+		"shorten, odd knobs":     ShortenResults{OlderThan: -1, Keep: -5},
 	}
 	for name, c := range strategies {
 		for shapeName, sh := range shapes {
