@@ -123,7 +123,10 @@ func estimateUpTo(msgs []providers.Message, limit int) int {
 
 // window is the tokens a request's messages may hold: the model's context
 // window less the output reserved (the request's max tokens, the model's,
-// or a quarter of the window), the system prompt and the tools.
+// or a quarter of the window), the system prompt and the tools. It is 0
+// only when the window is unknown: a system prompt and tools that fill
+// the window leave it 1, so that requests carry the newest turn alone,
+// not the whole transcript.
 func window(in loop.CompactInput, override int) int {
 	if override > 0 {
 		return override
@@ -143,5 +146,5 @@ func window(in loop.CompactInput, override int) int {
 	for _, t := range in.Tools {
 		fixed += (len(t.Name) + len(t.Description) + len(t.Parameters)) / 4
 	}
-	return max(w-reserve-fixed, 0)
+	return max(w-reserve-fixed, 1)
 }

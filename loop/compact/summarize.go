@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/events"
+	"github.com/agentloop/agentloop/internal/httpx"
 	"github.com/agentloop/agentloop/loop"
 	"github.com/agentloop/agentloop/providers"
 )
@@ -92,7 +93,9 @@ func (s Summarize) view(ctx context.Context, in loop.CompactInput) (loop.Compact
 		if ctx.Err() != nil {
 			return loop.CompactOutput{}, err
 		}
-		return trim.trim(in, "the summary failed ("+err.Error()+"); trimmed instead", limit), nil
+		// The error may quote a server at any length: the note quotes
+		// at most httpx.MaxQuotedBytes of it.
+		return trim.trim(in, "the summary failed ("+httpx.Quote(err.Error(), "")+"); trimmed instead", limit), nil
 	}
 	summary := providers.SummaryMessage{Summary: text, Through: t.first, Timestamp: stampAt(in.Now)}
 	view := append([]providers.Message{providers.SummaryMessage{Summary: text, Timestamp: summary.Timestamp}}, t.msgs...)

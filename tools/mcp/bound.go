@@ -29,6 +29,23 @@ const (
 	tooLargeMessage = "agentloop: the answer was larger than Limits.MaxMessageBytes"
 )
 
+// codeTooDeep is the JSON-RPC error code of the stand-in for an answer
+// that nests more than maxMessageDepth levels deep, with tooDeepMessage
+// as its message: the SDK decodes no message nested past 1000 levels, and
+// would take the answer for a broken connection.
+const (
+	codeTooDeep     = -32098
+	tooDeepMessage  = "agentloop: the answer nested too deeply"
+	maxMessageDepth = 900
+)
+
+// tooDeep reports whether err is the stand-in for an answer nested past
+// maxMessageDepth.
+func tooDeep(err error) bool {
+	var je *jsonrpc.Error
+	return errors.As(err, &je) && je.Code == codeTooDeep && je.Message == tooDeepMessage
+}
+
 // tooLarge reports whether err is the stand-in for an answer past the
 // bound, and the answer's size in bytes.
 func tooLarge(err error) (int64, bool) {
@@ -130,7 +147,7 @@ func (b *boundedReader) fill() {
 		b.out = b.buf
 		if sc != nil {
 			b.out = b.standIn(sc)
-		} else if len(b.buf) > scanFrom {
+		} else if len(b.buf) > scanFrom || nestsDeeper(b.buf, maxToolDepth) {
 			b.out = b.reduce(b.buf)
 		}
 		if err != nil && b.err == nil {
@@ -167,7 +184,7 @@ func (b *boundedReader) scanner(read, chunk []byte) *idScanner {
 const scanFrom = 64 << 10
 
 // reduce returns msg, or when it is a page of tools with more than
-// Limits.MaxTools tools or a tool too large, the page reduced (see
+// Limits.MaxTools tools or a tool too large or too deep, the page reduced (see
 // idScanner): decoding a hundred thousand tools, or a tool's schema of
 // megabytes, costs the SDK far more memory than their bytes.
 func (b *boundedReader) reduce(msg []byte) []byte {
@@ -182,11 +199,21 @@ func (b *boundedReader) reduce(msg []byte) []byte {
 	sc := &idScanner{maxTool: b.maxTool, maxTools: b.maxTools, maxKept: b.max}
 	sc.write(payload)
 	id, k := sc.what()
-	if k != answer || (sc.dropped == 0 && sc.stubs == 0) {
+	if k != answer {
 		return msg
 	}
-	page, ok := sc.reducedPage(id)
+	page, ok := payload, true
+	if sc.dropped > 0 || sc.stubs > 0 {
+		page, ok = sc.reducedPage(id)
+	}
 	if !ok {
+		page = payload
+	}
+	if nestsDeeper(page, maxMessageDepth) { // the SDK would not decode it
+		data, _ := json.Marshal(map[string]any{"depth": maxMessageDepth})
+		page, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
+			"error": map[string]any{"code": codeTooDeep, "message": tooDeepMessage, "data": json.RawMessage(data)}})
+	} else if len(page) == len(payload) {
 		return msg
 	}
 	out := append(prefix, page...)

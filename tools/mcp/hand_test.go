@@ -47,7 +47,8 @@ func handDial(handle func(send func(string), method string, id json.RawMessage))
 
 // TestMain also plays stdio servers, when the tests start this binary
 // as one (MCP_TEST_SERVER): "big" answers tool "big" with a text of
-// the size asked and "small" with "ok"; "die" says why on its standard
+// the size asked, "small" with "ok" and "deep" with a result nested 2,000
+// levels deep; "die" says why on its standard
 // error and exits with status 3 before a word of MCP; "dielist" does so
 // (status 4) when asked for its tools.
 func TestMain(m *testing.M) {
@@ -89,6 +90,12 @@ func TestMain(m *testing.M) {
 			})
 		s.AddTool(&sdk.Tool{Name: "small", InputSchema: json.RawMessage(`{"type":"object"}`)},
 			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("ok"), nil })
+		s.AddTool(&sdk.Tool{Name: "deep", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				r := text("deep")
+				r.StructuredContent = json.RawMessage(strings.Repeat("[", 2000) + strings.Repeat("]", 2000))
+				return r, nil
+			})
 		_ = s.Run(context.Background(), &sdk.StdioTransport{})
 		os.Exit(0)
 	}

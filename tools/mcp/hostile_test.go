@@ -26,6 +26,9 @@ type hostile struct {
 	call func(w io.Writer, name string)
 	// events makes every answer an event stream of one event.
 	events bool
+	// refuse, when set, answers tools/call with a JSON-RPC error of this
+	// message.
+	refuse string
 
 	lists atomic.Int64 // tools/list requests seen
 	srv   *httptest.Server
@@ -131,6 +134,11 @@ func (h *hostile) serve(w http.ResponseWriter, r *http.Request) {
 		defer io.WriteString(w, "\n\n")
 	} else {
 		w.Header().Set("Content-Type", "application/json")
+	}
+	if req.Method == "tools/call" && h.refuse != "" {
+		msg, _ := json.Marshal(h.refuse)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":%s}}`, req.ID, msg)
+		return
 	}
 	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":`, req.ID)
 	switch req.Method {

@@ -14,7 +14,11 @@ type Limits struct {
 	MaxTools int
 	// MaxToolBytes bounds one tool's definition: its name, input schema
 	// (as JSON), description and title together. A tool past it is left out.
-	// 0 means DefaultMaxToolBytes.
+	// 0 means DefaultMaxToolBytes. (A definition nesting objects and arrays
+	// more than 512 levels deep is left out too, over HTTP and stdio:
+	// "mcp: the definition of NAME nests more than 512 levels deep". The
+	// SDK decodes no message nested past 1000 levels, and one such tool
+	// would fail the whole page.)
 	MaxToolBytes int
 	// MaxMessageBytes bounds one message from a server (a result, a page
 	// of tools), over every transport. A result past it is an error the

@@ -79,6 +79,11 @@ func (s *server) keep(t *sdk.Tool) listedTool {
 		return lt
 	}
 	limit := s.ts.opts.Limits.MaxToolBytes
+	if depth, ok := t.Meta[metaTooDeep].(float64); ok { // a stub (see idScanner)
+		lt.name = shortName(t.Name)
+		lt.err = fmt.Errorf("mcp: the definition of %q nests more than %d levels deep", lt.name, int64(depth))
+		return lt
+	}
 	if size, ok := t.Meta[metaTooLarge].(float64); ok { // a stub (see idScanner)
 		lt.name = shortName(t.Name)
 		lt.err = fmt.Errorf("mcp: the definition of %q has %d bytes, more than the %d allowed (Limits.MaxToolBytes)", lt.name, int64(size), limit)

@@ -19,8 +19,16 @@ const (
 // size) in its _meta; a page cut short has metaCut ({"size", "dropped"}).
 const (
 	metaTooLarge = "agentloop/tooLarge"
+	metaTooDeep  = "agentloop/tooDeep"
 	metaCut      = "agentloop/cut"
 )
+
+// maxToolDepth is how deeply a tool's definition may nest (objects and
+// arrays, the definition's own braces included). A deeper one becomes a
+// stub with metaTooDeep, and is left out: the SDK decodes no message that
+// nests more than 1000 levels deep, and one such tool would otherwise
+// fail its whole page.
+const maxToolDepth = 512
 
 // maxFrames is how deep the scanner follows the structure of a message;
 // deeper levels are only counted.
@@ -77,6 +85,7 @@ type idScanner struct {
 	full             bool   // the tools kept reached maxKept
 	dropped          int    // tools after that
 	inElem, elemBig  bool
+	elemDeep         bool // the tool being read nests past maxToolDepth
 	elem             []byte
 	elemStart        int64
 }
@@ -125,7 +134,7 @@ func (sc *idScanner) keeping() bool {
 }
 
 func (sc *idScanner) addElem(b ...byte) {
-	if !sc.inElem || sc.elemBig {
+	if !sc.inElem || sc.elemBig || sc.elemDeep {
 		return
 	}
 	if len(sc.elem)+len(b) > sc.maxTool {
@@ -182,7 +191,7 @@ func (sc *idScanner) byte(c byte, at int64) {
 	if f != nil && f.array && f.state == expectKey && c != ']' {
 		f.state = inValue // a value of the array begins
 		if c == '{' && sc.atTools() && !sc.inElem {
-			sc.inElem, sc.elemBig, sc.elem, sc.elemName, sc.elemStart = true, false, sc.elem[:0], nil, at
+			sc.inElem, sc.elemBig, sc.elemDeep, sc.elem, sc.elemName, sc.elemStart = true, false, false, sc.elem[:0], nil, at
 		}
 	}
 	switch c {
@@ -198,6 +207,9 @@ func (sc *idScanner) byte(c byte, at int64) {
 		sc.take(c, false)
 		if sc.capture != nil && sc.depth() == sc.capAt {
 			sc.capBad = true
+		}
+		if sc.inElem && sc.depth()-2 > maxToolDepth { // the tool's own brace is at depth 3
+			sc.elemDeep, sc.elem = true, nil
 		}
 		if len(sc.stack) < maxFrames && sc.deep == 0 {
 			sc.stack = append(sc.stack, frame{array: c == '['})
@@ -294,12 +306,16 @@ func (sc *idScanner) atTools() bool {
 func (sc *idScanner) endElem(size int64) {
 	sc.inElem = false
 	item := sc.elem
-	if sc.elemBig {
+	stub := sc.elemBig || sc.elemDeep
+	if stub {
 		name := sc.elemName
 		if len(name) == 0 || name[0] != '"' || !json.Valid(name) {
 			name = []byte(`""`)
 		}
 		meta, _ := json.Marshal(map[string]any{metaTooLarge: size})
+		if sc.elemDeep {
+			meta, _ = json.Marshal(map[string]any{metaTooDeep: maxToolDepth})
+		}
 		item = append(append(append([]byte(`{"name":`), name...), `,"inputSchema":{"type":"object"},"_meta":`...), meta...)
 		item = append(item, '}')
 	}
@@ -309,7 +325,7 @@ func (sc *idScanner) endElem(size int64) {
 		return
 	}
 	sc.count++
-	if sc.elemBig {
+	if stub {
 		sc.stubs++
 	}
 	if len(sc.kept) > 0 {
@@ -353,4 +369,32 @@ func (sc *idScanner) reducedPage(id json.RawMessage) ([]byte, bool) {
 	// The tools kept are the server's bytes: when they are not JSON, the
 	// page is no page.
 	return out, json.Valid(out)
+}
+
+// nestsDeeper reports whether the JSON text msg nests objects and arrays
+// more than n levels deep, reading no further than it takes to know.
+func nestsDeeper(msg []byte, n int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range msg {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > n {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
 }

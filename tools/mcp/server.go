@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentloop/agentloop/internal/httpx"
 	"github.com/agentloop/agentloop/tools"
 )
 
@@ -147,11 +148,14 @@ func (s *server) call(ctx context.Context, name string, args map[string]any) (to
 		if size, ok := tooLarge(err); ok {
 			return tools.Result{}, errors.New(TooLargeText(s.spec.Name, size, int64(s.ts.opts.Limits.MaxMessageBytes)))
 		}
+		if tooDeep(err) {
+			return tools.Result{}, errors.New(TooDeepText(s.spec.Name, maxMessageDepth))
+		}
 		switch {
 		case ctx.Err() != nil:
 			return tools.Result{}, ctx.Err()
 		case errors.As(err, &refusal):
-			return tools.Result{}, errors.New(RefusedText(s.spec.Name, refusal.Message))
+			return tools.Result{}, errors.New(s.redact(RefusedText(s.spec.Name, refusal.Message)))
 		}
 		// No answer: whether the call ran is unknown, so it is not sent
 		// again, and the next call connects anew.
@@ -164,6 +168,18 @@ func (s *server) call(ctx context.Context, name string, args map[string]any) (to
 		return tools.Result{}, tools.ErrorResult(out)
 	}
 	return out, nil
+}
+
+// redact removes from a text quoting the server every value of the
+// headers sent to it (a token it echoes back, say), in any form
+// httpx.Redact reads.
+func (s *server) redact(text string) string {
+	for _, vs := range s.spec.Header {
+		for _, v := range vs {
+			text = httpx.Redact(text, v)
+		}
+	}
+	return text
 }
 
 func (s *server) onProgress(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
