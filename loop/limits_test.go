@@ -114,9 +114,11 @@ func TestDeadlinesShareAndRenew(t *testing.T) {
 	}
 	start := time.Now()
 	c := dl.get(context.Background(), d)
-	if c == a || c.Err() != nil {
+	if c == a {
 		t.Fatal("a body got a context whose deadline has passed")
 	}
+	// (Not c.Err(): on a loaded machine c's own 16 ms may pass before the
+	// check; its deadline, measured from before it was made, is the proof.)
 	if dead, _ := c.Deadline(); dead.Sub(start) < d {
 		t.Fatalf("a new body has %v, want at least %v", dead.Sub(start), d)
 	}
