@@ -182,6 +182,7 @@ func TestToolPanicStack(t *testing.T) {
 	var logs bytes.Buffer
 	bad := echoTool(t, "bad", func(context.Context, labelArgs) (tools.Result, error) {
 		var m map[string]int
+		//lint:ignore SA5000 the panic is what the test is about
 		m["x"] = 1 // assignment to entry in nil map
 		return tools.Result{}, nil
 	})

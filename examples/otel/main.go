@@ -151,7 +151,7 @@ func printTree(out io.Writer, spans []sdktrace.ReadOnlySpan) {
 			fmt.Fprintf(out, "%s%s  %v%s\n", indent+branch, s.Name(), s.EndTime().Sub(s.StartTime()).Round(time.Microsecond), status)
 			var attrs []string
 			for _, kv := range s.Attributes() {
-				attrs = append(attrs, string(kv.Key)+"="+kv.Value.Emit())
+				attrs = append(attrs, string(kv.Key)+"="+kv.Value.String())
 			}
 			bar := "│ "
 			if len(children[s.SpanContext().SpanID()]) == 0 {
