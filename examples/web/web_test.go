@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	harnessbrowser "github.com/agentloop/agentloop/internal/harness/browser"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/agentloop/agentloop/internal/harness/needs"
 	"github.com/agentloop/agentloop/providers"
 )
 
@@ -106,35 +106,10 @@ func TestOnlyTheOwnerDrivesThePage(t *testing.T) {
 	}
 }
 
-// chromium finds Debian's Chromium; without it the test skips, saying so,
-// or fails under CI (see needs.Missing).
-func chromium(t *testing.T) string {
-	return needs.Chromium(t)
-}
-
 // browser starts headless Chromium for one test, with any extra options.
 func browser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
-	exe := chromium(t)
-	// Chromium's own temporary folders go where the test removes them. The
-	// folder's name is short: Chromium puts a socket in it, and a socket's
-	// path may not pass 107 bytes (t.TempDir's carries the test's name).
-	tmp, err := os.MkdirTemp("", "cr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(tmp) }) // runs after the browser is gone (cleanups run last first)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1100, 800), chromedp.Env("TMPDIR="+tmp))
-	opts = append(opts, extra...)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
-	return ctx
+	return harnessbrowser.New(t, extra...)
 }
 
 func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {

@@ -2,10 +2,8 @@ package webchat_test
 
 import (
 	"context"
-	"fmt"
+	"github.com/agentloop/agentloop/internal/harness/browser"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -24,27 +22,7 @@ import (
 // .ci/run installs the browser.
 func headless(t *testing.T) context.Context {
 	t.Helper()
-	exe := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			exe = p
-			break
-		}
-	}
-	if exe == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("no Chromium on this machine; .ci/run installs Debian's chromium")
-		}
-		fmt.Printf("SKIP %s: no Chromium on this machine (apt-get install chromium)\n", t.Name())
-		t.Skip("no Chromium on this machine")
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("no-first-run", true), chromedp.Flag("disable-component-update", true), chromedp.UserDataDir(t.TempDir()))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
-	return ctx
+	return browser.New(t)
 }
 
 // TestPageDropsASupersededAttempt drives the page in headless Chromium: the
