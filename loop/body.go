@@ -18,7 +18,7 @@ import (
 // execute runs a prepared call's body and the after-call hooks, leaving the
 // outcome in c.
 //
-// Parallel bodies run on fresh goroutines, whose stacks start small: the
+// Parallel bodies run on the run's workers, whose stacks start small: the
 // functions here keep their frames small (results go straight into c, the
 // rare paths are functions of their own) so that a body that needs little
 // stack does not cost a stack copy.
