@@ -29,7 +29,7 @@ func wallNow() int64 { return providers.Now() }
 // One failing body does not stop its siblings.
 func (r *run) runTogether(a providers.AssistantMessage, prepared []*call) {
 	if r.rt != nil {
-		r.rt.Fan(len(prepared), max(r.cfg.Limits.MaxParallelTools, 0), func(i int) { r.finish(a, prepared[i]) })
+		r.fan(a, prepared)
 		return
 	}
 	k := len(prepared) // the bodies that may run at once
@@ -58,6 +58,13 @@ func (r *run) runTogether(a providers.AssistantMessage, prepared []*call) {
 	r.take()
 	w.busy.Wait()
 	w.a, w.batch = providers.AssistantMessage{}, nil
+}
+
+// fan runs the bodies through Runtime.Fan. (A function of its own: the
+// closure takes a, which would otherwise cost the default runtime's
+// batches an allocation too.)
+func (r *run) fan(a providers.AssistantMessage, prepared []*call) {
+	r.rt.Fan(len(prepared), max(r.cfg.Limits.MaxParallelTools, 0), func(i int) { r.finish(a, prepared[i]) })
 }
 
 // workers are the goroutines that run a parallel batch's bodies under the
