@@ -42,15 +42,20 @@ func (r *run) runTogether(a providers.AssistantMessage, prepared []*call) {
 	}
 	w.a, w.batch = a, prepared
 	w.next.Store(0)
-	// k takers: k-1 workers, each a parked one woken or, when none is
-	// parked, a new one, and this goroutine, which would otherwise only
-	// wait. Every body has a taker that is running or runnable from now
-	// on, so none waits for another to start.
+	// k takers: k-1 workers and this goroutine, which would otherwise
+	// only wait. Every worker of the run is parked or on its way to park
+	// (the last batch waited for each it woke to find no body left), so
+	// a send finds one within the time a new goroutine takes to start;
+	// the run starts a worker only when it has fewer than k-1. Every
+	// body has a taker running or runnable from now on, so none waits
+	// for another to start, and a run keeps as many workers as its
+	// largest batch needs.
 	w.busy.Add(k - 1)
-	for range k - 1 {
-		select {
-		case w.wake <- struct{}{}:
-		default:
+	for i := range k - 1 {
+		if i < w.n {
+			w.wake <- struct{}{}
+		} else {
+			w.n++
 			w.alive.Add(1)
 			go r.work()
 		}
@@ -68,12 +73,13 @@ func (r *run) fan(a providers.AssistantMessage, prepared []*call) {
 }
 
 // workers are the goroutines that run a parallel batch's bodies under the
-// default runtime. A batch starts one only when no worker is parked;
-// between batches the workers stay parked, so a batch of a run wakes
-// goroutines rather than making one, and a closure, per body. The run's
-// end stops them (see stop).
+// default runtime. A batch starts one only when the run has fewer than it
+// needs; between batches the workers stay parked, so a batch of a run
+// wakes goroutines rather than making one, and a closure, per body. The
+// run's end stops them (see stop).
 type workers struct {
 	wake  chan struct{}  // a parked worker takes a send: a batch has bodies to take
+	n     int            // the workers started; only the run's goroutine reads it
 	alive sync.WaitGroup // the workers started and not yet stopped
 
 	// The batch running, set before any worker is woken and cleared
@@ -116,7 +122,7 @@ func (w *workers) stop() {
 	if w.wake != nil {
 		close(w.wake)
 		w.alive.Wait()
-		w.wake = nil
+		w.wake, w.n = nil, 0
 	}
 }
 
