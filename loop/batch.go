@@ -6,12 +6,14 @@ package loop
 
 import (
 	"github.com/agentloop/agentloop/events"
+	"github.com/agentloop/agentloop/internal/toolctx"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/tools"
 )
 
 // call is one tool call on its way through the batch.
 type call struct {
+	r    *run
 	tc   providers.ToolCall
 	tool *tools.Tool
 	inv  *tools.Invocation // once the arguments passed the tool's checks
@@ -26,6 +28,7 @@ type call struct {
 	msg     *providers.ToolResultMessage // where the result message goes
 	updates updates                      // the body's progress, until it returns
 	stream  stream                       // its updates' numbers, opened by its start
+	ctx     toolctx.Call[tools.Result]   // the body's context, made by runBody; c reports its progress
 }
 
 // errorResult is the result of a call the loop refused or whose body
@@ -58,7 +61,7 @@ func (r *run) executeToolCalls(a providers.AssistantMessage) ([]providers.ToolRe
 	for _, b := range a.Content {
 		if tc, ok := b.(providers.ToolCall); ok {
 			i := len(slab)
-			slab = append(slab, call{tc: tc, msg: &results[i]})
+			slab = append(slab, call{r: r, tc: tc, msg: &results[i]})
 			calls[i] = &slab[i]
 		}
 	}

@@ -62,5 +62,5 @@ func benchTurns(b *testing.B, k int) {
 func BenchmarkTurn1(b *testing.B) { benchTurns(b, 1) }
 
 // BenchmarkTurn8 is eight calls per turn (tool-heavy's shape): bodies that
-// return at once, each started on a goroutine of its own, together.
+// return at once, started together on the run's workers and its goroutine.
 func BenchmarkTurn8(b *testing.B) { benchTurns(b, 8) }

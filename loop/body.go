@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/events"
-	"github.com/agentloop/agentloop/internal/toolctx"
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/tools"
 )
@@ -18,7 +17,7 @@ import (
 // execute runs a prepared call's body and the after-call hooks, leaving the
 // outcome in c.
 //
-// Parallel bodies run on fresh goroutines, whose stacks start small: the
+// Parallel bodies run on the run's workers, whose stacks start small: the
 // functions here keep their frames small (results go straight into c, the
 // rare paths are functions of their own) so that a body that needs little
 // stack does not cost a stack copy.
@@ -53,7 +52,7 @@ func (r *run) runBody(c *call) (err error) {
 	if ctx, err = r.stepContext(ctx, Step{Kind: StepTool, Model: r.cfg.Model, Call: c.tc}); err != nil {
 		return err
 	}
-	ctx = toolctx.With(ctx, c.tc.ID, r.updater(c))
+	ctx = c.ctx.Init(ctx, c.tc.ID, c)
 	if set && timeout > 0 {
 		return r.runBodyWithin(ctx, c, timeout)
 	}
@@ -138,15 +137,14 @@ func (u *updates) settle() {
 	u.mu.Unlock()
 }
 
-// updater returns the function through which a body reports progress.
-func (r *run) updater(c *call) func(tools.Result) {
-	return func(p tools.Result) {
-		u := &c.updates
-		u.mu.Lock()
-		defer u.mu.Unlock()
-		if !u.settled {
-			r.emitIn(&c.stream, events.ToolExecutionUpdate{ToolCallID: c.tc.ID, ToolName: c.tc.Name, Args: c.tc.Arguments, Partial: r.capPartial(c, p)})
-		}
+// Report publishes a body's progress (tools.ReportProgress) as an update
+// event, until the body is over.
+func (c *call) Report(p tools.Result) {
+	u := &c.updates
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if !u.settled {
+		c.r.emitIn(&c.stream, events.ToolExecutionUpdate{ToolCallID: c.tc.ID, ToolName: c.tc.Name, Args: c.tc.Arguments, Partial: c.r.capPartial(c, p)})
 	}
 }
 

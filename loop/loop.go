@@ -175,6 +175,7 @@ type run struct {
 	inTurn    bool            // a turn_start was published and its turn_end not yet
 	handlerP  any             // the first panic of the event handler or an OnEvent hook, if any
 	deadlines deadlines       // the default tool timeout's contexts
+	workers   workers         // the parallel bodies' goroutines (wall.go)
 
 	stream  streamed                         // the response being consumed
 	scratch []*call                          // the call lists of the batch running; see lists
@@ -362,6 +363,7 @@ func (r *run) start() {
 func (r *run) guard(body func() error) (msgs []providers.Message, err error) {
 	defer func() {
 		r.deadlines.release()
+		r.workers.stop()
 		if p := recover(); p != nil {
 			r.logger().Error("loop: the run panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			err = r.close(fmt.Errorf("loop: panic: %v\n%s", p, debug.Stack()))

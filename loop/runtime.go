@@ -8,8 +8,8 @@ import (
 // A Runtime drives a run: it owns the run's clock, how a parallel batch's
 // bodies are started and how the loop waits for a body it may have to give
 // up on. Config.Runtime nil is the default runtime: the wall clock, every
-// body of a batch at once on goroutines of an errgroup, and channels and
-// timers to wait, as a Go program expects. A workflow engine, whose code may
+// body of a batch at once on goroutines the run keeps parked between
+// batches, and channels and timers to wait, as a Go program expects. A workflow engine, whose code may
 // neither start goroutines nor block on Go channels nor read the wall clock,
 // supplies its own: its coroutines, its deterministic clock, its timers.
 //

@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/agentloop/agentloop/providers"
 	"github.com/agentloop/agentloop/tools"
 )
@@ -20,41 +18,112 @@ import (
 // wallNow is the wall clock in Unix milliseconds.
 func wallNow() int64 { return providers.Now() }
 
-// runTogether runs the prepared calls' bodies at once: each on a goroutine
-// of an errgroup under the default runtime, bounded only by
-// MaxParallelTools; through Runtime.Fan under another. No body waits for
-// another body or for a timer to start. Each end event goes out as soon as
-// its body and the after-call hook have finished; the caller appends the
-// result messages in call order once every body is done.
+// runTogether runs the prepared calls' bodies at once: under the default
+// runtime on the run's workers (see workers) and on this goroutine,
+// bounded only by MaxParallelTools; through Runtime.Fan under another. No
+// body waits for another body or for a timer to start. Each end event goes
+// out as soon as its body and the after-call hook have finished; the
+// caller appends the result messages in call order once every body is
+// done.
 //
-// No body returns an error to the group: one failing body must not cancel
-// its siblings.
+// One failing body does not stop its siblings.
 func (r *run) runTogether(a providers.AssistantMessage, prepared []*call) {
 	if r.rt != nil {
-		r.rt.Fan(len(prepared), max(r.cfg.Limits.MaxParallelTools, 0), func(i int) { r.finish(a, prepared[i]) })
+		r.fan(a, prepared)
 		return
 	}
-	var g errgroup.Group
-	inline := prepared[len(prepared)-1]
-	if r.cfg.Limits.MaxParallelTools > 0 {
-		g.SetLimit(r.cfg.Limits.MaxParallelTools)
-		inline = nil
+	k := len(prepared) // the bodies that may run at once
+	if lim := r.cfg.Limits.MaxParallelTools; lim > 0 {
+		k = min(k, lim)
 	}
-	for _, c := range prepared {
-		if c == inline {
-			break
+	w := &r.workers
+	if w.wake == nil {
+		w.wake = make(chan struct{})
+	}
+	w.a, w.batch = a, prepared
+	w.next.Store(0)
+	// k takers: k-1 workers and this goroutine, which would otherwise
+	// only wait. Every worker of the run is parked or on its way to park
+	// (the last batch waited for each it woke to find no body left), so
+	// a send finds one within the time a new goroutine takes to start;
+	// the run starts a worker only when it has fewer than k-1. Every
+	// body has a taker running or runnable from now on, so none waits
+	// for another to start, and a run keeps as many workers as its
+	// largest batch needs.
+	w.busy.Add(k - 1)
+	for i := range k - 1 {
+		if i < w.n {
+			w.wake <- struct{}{}
+		} else {
+			w.n++
+			w.alive.Add(1)
+			go r.work()
 		}
-		g.Go(func() error {
-			r.finish(a, c)
-			return nil
-		})
 	}
-	if inline != nil {
-		// With no limit, the last body runs on this goroutine, which would
-		// otherwise only wait: it starts as the others do, right after them.
-		r.finish(a, inline)
+	r.take()
+	w.busy.Wait()
+	w.a, w.batch = providers.AssistantMessage{}, nil
+}
+
+// fan runs the bodies through Runtime.Fan. (A function of its own: the
+// closure takes a, which would otherwise cost the default runtime's
+// batches an allocation too.)
+func (r *run) fan(a providers.AssistantMessage, prepared []*call) {
+	r.rt.Fan(len(prepared), max(r.cfg.Limits.MaxParallelTools, 0), func(i int) { r.finish(a, prepared[i]) })
+}
+
+// workers are the goroutines that run a parallel batch's bodies under the
+// default runtime. A batch starts one only when the run has fewer than it
+// needs; between batches the workers stay parked, so a batch of a run
+// wakes goroutines rather than making one, and a closure, per body. The
+// run's end stops them (see stop).
+type workers struct {
+	wake  chan struct{}  // a parked worker takes a send: a batch has bodies to take
+	n     int            // the workers started; only the run's goroutine reads it
+	alive sync.WaitGroup // the workers started and not yet stopped
+
+	// The batch running, set before any worker is woken and cleared
+	// after busy is done: its message, its bodies and the next to take.
+	a     providers.AssistantMessage
+	batch []*call
+	next  atomic.Int64
+	busy  sync.WaitGroup // the workers woken for the batch, until each finds no body left
+}
+
+// work is a worker: it takes bodies of the batch it was started or woken
+// for until none is left, then parks until the next batch or the run's end.
+func (r *run) work() {
+	defer r.workers.alive.Done()
+	for {
+		r.take()
+		r.workers.busy.Done()
+		if _, ok := <-r.workers.wake; !ok {
+			return
+		}
 	}
-	_ = g.Wait()
+}
+
+// take runs the batch's next body not yet taken, and the next, until none
+// is left. A body's end event goes out as it returns (finish).
+func (r *run) take() {
+	w := &r.workers
+	for {
+		i := w.next.Add(1) - 1
+		if i >= int64(len(w.batch)) {
+			return
+		}
+		r.finish(w.a, w.batch[i])
+	}
+}
+
+// stop ends the workers, all parked by then (every batch waits for its
+// own), and waits until they have returned: a run leaves none behind.
+func (w *workers) stop() {
+	if w.wake != nil {
+		close(w.wake)
+		w.alive.Wait()
+		w.wake, w.n = nil, 0
+	}
 }
 
 // wallWithin runs the body on its own goroutine and waits for it or for

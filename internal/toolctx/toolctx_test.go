@@ -31,3 +31,24 @@ func TestCall(t *testing.T) {
 		t.Fatalf("reports reached %v", got)
 	}
 }
+
+type recorder struct{ got []string }
+
+func (r *recorder) Report(p progress) { r.got = append(r.got, p.text) }
+
+// TestCallInit: a Call held in memory of the caller's carries its id and
+// Reporter as With's context does, and Init makes it anew.
+func TestCallInit(t *testing.T) {
+	var c Call[progress]
+	rec := &recorder{}
+	ctx := c.Init(context.Background(), "c1", rec)
+	Report(ctx, progress{"one"})
+	if ID[progress](ctx) != "c1" || len(rec.got) != 1 || rec.got[0] != "one" {
+		t.Fatalf("id %q, reports %v", ID[progress](ctx), rec.got)
+	}
+	ctx = c.Init(context.Background(), "c2", nil)
+	Report(ctx, progress{"two"})
+	if ID[progress](ctx) != "c2" || len(rec.got) != 1 {
+		t.Fatalf("after Init again: id %q, reports %v", ID[progress](ctx), rec.got)
+	}
+}

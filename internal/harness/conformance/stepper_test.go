@@ -296,7 +296,7 @@ func TestSteppedLimitsAndTimeouts(t *testing.T) {
 
 // TestOwnedByLoopSeesTheDefaultRuntime shows that the checks of
 // TestSteppedLoopOwnsNothing can fail: under the default runtime the
-// bodies of a parallel batch run on goroutines of the loop's errgroup, the
+// bodies of a parallel batch run on the loop's worker goroutines, the
 // run's goroutine waits for them in the loop, and messages carry the wall
 // clock.
 func TestOwnedByLoopSeesTheDefaultRuntime(t *testing.T) {
