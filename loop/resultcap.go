@@ -138,47 +138,52 @@ func jsonWithin(v any, max int) bool { return jsonSize(v, max) <= max }
 // stops there, so a huge value costs no more than the cap. Other values
 // are encoded.
 func jsonSize(v any, max int) int {
-	n := 0
-	var walk func(v any) bool
-	walk = func(v any) bool {
-		switch v := v.(type) {
-		case nil:
-			n += 4
-		case string:
-			n += len(v) + 2
-		case bool:
-			n += 5
-		case float64:
-			n += len(strconv.FormatFloat(v, 'g', -1, 64))
-		case json.Number:
-			n += len(v)
-		case int:
-			n += 20
-		case map[string]any:
-			n += 2
-			for k, e := range v {
-				n += len(k) + 4
-				if n > max || !walk(e) {
-					return false
-				}
+	s := sizer{max: max}
+	s.walk(v)
+	return s.n
+}
+
+// sizer adds up a JSON text's size for jsonSize; a method, not a closure,
+// so that measuring allocates nothing.
+type sizer struct{ n, max int }
+
+func (s *sizer) walk(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		s.n += 4
+	case string:
+		s.n += len(v) + 2
+	case bool:
+		s.n += 5
+	case float64:
+		var buf [32]byte
+		s.n += len(strconv.AppendFloat(buf[:0], v, 'g', -1, 64))
+	case json.Number:
+		s.n += len(v)
+	case int:
+		s.n += 20
+	case map[string]any:
+		s.n += 2
+		for k, e := range v {
+			s.n += len(k) + 4
+			if s.n > s.max || !s.walk(e) {
+				return false
 			}
-		case []any:
-			n += 2
-			for _, e := range v {
-				n++
-				if n > max || !walk(e) {
-					return false
-				}
-			}
-		default:
-			raw, err := json.Marshal(v)
-			if err != nil {
-				return true // the transcript cannot carry it as JSON either way
-			}
-			n += len(raw)
 		}
-		return n <= max
+	case []any:
+		s.n += 2
+		for _, e := range v {
+			s.n++
+			if s.n > s.max || !s.walk(e) {
+				return false
+			}
+		}
+	default:
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return true // the transcript cannot carry it as JSON either way
+		}
+		s.n += len(raw)
 	}
-	walk(v)
-	return n
+	return s.n <= s.max
 }
