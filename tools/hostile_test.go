@@ -3,7 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
+	"github.com/agentloop/agentloop/internal/harness/hostileschema"
 	"strings"
 	"testing"
 )
@@ -30,73 +30,6 @@ func TestHostileSchemaNamesTheTool(t *testing.T) {
 	}
 }
 
-// recursiveChain is an object schema whose property c holds another such
-// object, reached through a chain of n references inside the resource
-// urn:r, by pointer, by $id, by $anchor and by percent-escaped pointer in
-// turn: every level of the value costs the check n+2 schemas. variant
-// "google" adds a keyword the compiled checker leaves to
-// google/jsonschema-go; "dynamic" recurses through $dynamicRef.
-func recursiveChain(n int, variant string) string {
-	var b strings.Builder
-	b.WriteString(`{"type":"object","properties":{"c":{"$ref":"urn:r#/$defs/l0"}},"$defs":{"r":{"$id":"urn:r","$defs":{`)
-	for i := range n {
-		var names, next string
-		if i == 0 && variant == "dynamic" {
-			names = `"$dynamicAnchor":"d",`
-		}
-		switch i % 4 {
-		case 0:
-			next = fmt.Sprintf("#/$defs/l%d", i+1)
-		case 1:
-			next = fmt.Sprintf("urn:l%d", i+1)
-		case 2: // this one has its own $id: refer through urn:r
-			names += fmt.Sprintf(`"$id":"urn:l%d",`, i)
-			next = fmt.Sprintf("urn:r#l%d", i+1)
-		default:
-			names += fmt.Sprintf(`"$anchor":"l%d",`, i)
-			next = fmt.Sprintf("urn:r#/%%24defs/l%d", i+1)
-		}
-		fmt.Fprintf(&b, `"l%d":{%s"$ref":%q},`, i, names, next)
-	}
-	recurse, extra := `{"$ref":"urn:r#/$defs/l0"}`, ""
-	switch variant {
-	case "google":
-		extra = `,"unevaluatedProperties":false`
-	case "dynamic":
-		recurse = `{"$dynamicRef":"urn:r#d"}`
-	}
-	var names string
-	switch n % 4 {
-	case 2:
-		names = fmt.Sprintf(`"$id":"urn:l%d",`, n)
-	case 3:
-		names = fmt.Sprintf(`"$anchor":"l%d",`, n)
-	}
-	fmt.Fprintf(&b, `"l%d":{%s"type":"object","properties":{"c":%s}%s}}}}}`, n, names, recurse, extra)
-	return b.String()
-}
-
-// pointerRecursion is recursiveChain with pointers only, and no $id: the
-// compiled checker decides.
-func pointerRecursion(n int) string {
-	var b strings.Builder
-	b.WriteString(`{"type":"object","properties":{"c":{"$ref":"#/$defs/l0"}},"$defs":{`)
-	for i := range n {
-		fmt.Fprintf(&b, `"l%d":{"allOf":[{"$ref":"#/%%24defs/l%d"}]},`, i, i+1)
-	}
-	fmt.Fprintf(&b, `"l%d":{"type":"object","properties":{"c":{"$ref":"#/$defs/l0"}}}}}`, n)
-	return b.String()
-}
-
-// deepValue is {"c":{"c":...{}}}, n objects deep.
-func deepValue(n int) map[string]any {
-	v := map[string]any{}
-	for range n - 1 {
-		v = map[string]any{"c": v}
-	}
-	return v
-}
-
 // TestDeepArgumentsAgainstRecursiveSchemas: arguments too deep for a
 // recursive schema's check fail the call with CheckLimitText, word for
 // word, whether the compiled checker or google/jsonschema-go decides;
@@ -112,10 +45,10 @@ func TestDeepArgumentsAgainstRecursiveSchemas(t *testing.T) {
 	}{
 		{"plain recursion, 100 deep", `{"type":"object","properties":{"c":{"$ref":"#"}}}`, 100, ""},
 		{"plain recursion, 101 deep", `{"type":"object","properties":{"c":{"$ref":"#"}}}`, 101, tooDeep},
-		{"chains of 20, 40 deep", recursiveChain(20, ""), 40, ""},
-		{"chains of 20, 60 deep", recursiveChain(20, ""), 60, CheckLimitText},
-		{"google decides, 60 deep", recursiveChain(20, "google"), 60, CheckLimitText},
-		{"pointer chains of 10, 90 deep", pointerRecursion(10), 90, CheckLimitText},
+		{"chains of 20, 40 deep", hostileschema.RecursiveChain(20, ""), 40, ""},
+		{"chains of 20, 60 deep", hostileschema.RecursiveChain(20, ""), 60, CheckLimitText},
+		{"google decides, 60 deep", hostileschema.RecursiveChain(20, "google"), 60, CheckLimitText},
+		{"pointer chains of 10, 90 deep", hostileschema.PointerRecursion(10), 90, CheckLimitText},
 		{"two ways at every level, 40 deep", `{"type":"object","properties":{"c":{"anyOf":[{"$ref":"#"},{"$ref":"#"}]}}}`, 40, CheckLimitText},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,7 +56,7 @@ func TestDeepArgumentsAgainstRecursiveSchemas(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = tool.Check(deepValue(tc.depth))
+			_, err = tool.Check(hostileschema.DeepValue(tc.depth))
 			var ve *ValidationError
 			switch {
 			case tc.want == "" && err != nil:
@@ -157,7 +90,7 @@ func TestDeepArgumentsBeforeTheShim(t *testing.T) {
 		called = true
 		return m, nil
 	}}, json.RawMessage(`{"type":"object"}`), noop))
-	_, err := tool.Check(deepValue(1_000_000))
+	_, err := tool.Check(hostileschema.DeepValue(1_000_000))
 	var ve *ValidationError
 	if !errors.As(err, &ve) || !strings.Contains(err.Error(), "must not nest objects and arrays more than 100 levels deep") || called {
 		t.Fatalf("error %v; shim called: %v", err, called)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentloop/agentloop/internal/harness/hostileschema"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -163,73 +164,6 @@ func TestRemoteReferenceNeverFetched(t *testing.T) {
 	}
 }
 
-// recursiveChain is an object schema whose property c holds another such
-// object, reached through a chain of n references inside the resource
-// urn:r, by pointer, by $id, by $anchor and by percent-escaped pointer in
-// turn: every level of the value costs the check n+2 schemas. variant
-// "google" adds a keyword the compiled checker leaves to
-// google/jsonschema-go; "dynamic" recurses through $dynamicRef.
-func recursiveChain(n int, variant string) string {
-	var b strings.Builder
-	b.WriteString(`{"type":"object","properties":{"c":{"$ref":"urn:r#/$defs/l0"}},"$defs":{"r":{"$id":"urn:r","$defs":{`)
-	for i := range n {
-		var names, next string
-		if i == 0 && variant == "dynamic" {
-			names = `"$dynamicAnchor":"d",`
-		}
-		switch i % 4 {
-		case 0:
-			next = fmt.Sprintf("#/$defs/l%d", i+1)
-		case 1:
-			next = fmt.Sprintf("urn:l%d", i+1)
-		case 2: // this one has its own $id: refer through urn:r
-			names += fmt.Sprintf(`"$id":"urn:l%d",`, i)
-			next = fmt.Sprintf("urn:r#l%d", i+1)
-		default:
-			names += fmt.Sprintf(`"$anchor":"l%d",`, i)
-			next = fmt.Sprintf("urn:r#/%%24defs/l%d", i+1)
-		}
-		fmt.Fprintf(&b, `"l%d":{%s"$ref":%q},`, i, names, next)
-	}
-	recurse, extra := `{"$ref":"urn:r#/$defs/l0"}`, ""
-	switch variant {
-	case "google":
-		extra = `,"unevaluatedProperties":false`
-	case "dynamic":
-		recurse = `{"$dynamicRef":"urn:r#d"}`
-	}
-	var names string
-	switch n % 4 {
-	case 2:
-		names = fmt.Sprintf(`"$id":"urn:l%d",`, n)
-	case 3:
-		names = fmt.Sprintf(`"$anchor":"l%d",`, n)
-	}
-	fmt.Fprintf(&b, `"l%d":{%s"type":"object","properties":{"c":%s}%s}}}}}`, n, names, recurse, extra)
-	return b.String()
-}
-
-// pointerRecursion is recursiveChain with pointers only, and no $id: the
-// compiled checker decides.
-func pointerRecursion(n int) string {
-	var b strings.Builder
-	b.WriteString(`{"type":"object","properties":{"c":{"$ref":"#/$defs/l0"}},"$defs":{`)
-	for i := range n {
-		fmt.Fprintf(&b, `"l%d":{"allOf":[{"$ref":"#/%%24defs/l%d"}]},`, i, i+1)
-	}
-	fmt.Fprintf(&b, `"l%d":{"type":"object","properties":{"c":{"$ref":"#/$defs/l0"}}}}}`, n)
-	return b.String()
-}
-
-// deepValue is {"c":{"c":...{}}}, n objects deep.
-func deepValue(n int) map[string]any {
-	v := map[string]any{}
-	for range n - 1 {
-		v = map[string]any{"c": v}
-	}
-	return v
-}
-
 // TestDeepArgumentsAgainstRecursiveSchemas: a schema that legitimately
 // descends into the value, through references, checks arguments up to the
 // depth MaxCheckDepth allows; deeper arguments fail the check with
@@ -249,22 +183,22 @@ func TestDeepArgumentsAgainstRecursiveSchemas(t *testing.T) {
 		{"plain recursion, 101 deep", `{"type":"object","properties":{"c":{"$ref":"#"}}}`, 101, tooDeep},
 		{"plain recursion, 100,000 deep", `{"type":"object","properties":{"c":{"$ref":"#"}}}`, 100_000, tooDeep},
 		{"items recursion, 5,000 deep", `{"type":"object","properties":{"c":{"type":"array","items":{"$ref":"#/properties/c"}}}}`, 5000, tooDeep},
-		{"chains of 20, 40 deep", recursiveChain(20, ""), 40, ""},
-		{"chains of 20, 60 deep", recursiveChain(20, ""), 60, limit},
-		{"chains of 20, 100 deep", recursiveChain(20, ""), 100, limit},
-		{"chains of 20, 200 deep", recursiveChain(20, ""), 200, tooDeep},
-		{"google decides, 40 deep", recursiveChain(20, "google"), 40, ""},
-		{"google decides, 60 deep", recursiveChain(20, "google"), 60, limit},
-		{"dynamic, 60 deep", recursiveChain(20, "dynamic"), 60, limit},
-		{"pointer chains of 10, 30 deep", pointerRecursion(10), 30, ""},
-		{"pointer chains of 10, 90 deep", pointerRecursion(10), 90, limit},
+		{"chains of 20, 40 deep", hostileschema.RecursiveChain(20, ""), 40, ""},
+		{"chains of 20, 60 deep", hostileschema.RecursiveChain(20, ""), 60, limit},
+		{"chains of 20, 100 deep", hostileschema.RecursiveChain(20, ""), 100, limit},
+		{"chains of 20, 200 deep", hostileschema.RecursiveChain(20, ""), 200, tooDeep},
+		{"google decides, 40 deep", hostileschema.RecursiveChain(20, "google"), 40, ""},
+		{"google decides, 60 deep", hostileschema.RecursiveChain(20, "google"), 60, limit},
+		{"dynamic, 60 deep", hostileschema.RecursiveChain(20, "dynamic"), 60, limit},
+		{"pointer chains of 10, 30 deep", hostileschema.PointerRecursion(10), 30, ""},
+		{"pointer chains of 10, 90 deep", hostileschema.PointerRecursion(10), 90, limit},
 		{"two ways at every level, 5 deep", `{"type":"object","properties":{"c":{"anyOf":[{"$ref":"#"},{"$ref":"#"}]}}}`, 5, ""},
 		{"two ways at every level, 40 deep", `{"type":"object","properties":{"c":{"anyOf":[{"$ref":"#"},{"$ref":"#"}]}}}`, 40, limit},
 		{"google decides two ways, 40 deep", `{"type":"object","unevaluatedProperties":false,"properties":{"c":{"allOf":[{"$ref":"#"},{"$ref":"#"}]}}}`, 40, limit},
 		{"$recursiveRef (not a 2020-12 keyword: ignored)", `{"type":"object","$recursiveAnchor":true,"properties":{"c":{"$recursiveRef":"#"}},"additionalProperties":{"$recursiveRef":"#"}}`, 100, ""},
 		{"contentSchema (an annotation)", `{"type":"object","properties":{"c":{"contentSchema":{"$ref":"#/properties/c"},"$ref":"#"}}}`, 100, ""},
-		{"chains of 900, 1 deep", recursiveChain(900, ""), 1, ""},
-		{"chains of 900, 2 deep", recursiveChain(900, ""), 2, limit},
+		{"chains of 900, 1 deep", hostileschema.RecursiveChain(900, ""), 1, ""},
+		{"chains of 900, 2 deep", hostileschema.RecursiveChain(900, ""), 2, limit},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tool, err := compileJSON(json.RawMessage(tc.schema))
@@ -274,7 +208,7 @@ func TestDeepArgumentsAgainstRecursiveSchemas(t *testing.T) {
 			if google := strings.Contains(tc.name, "google") || strings.Contains(tc.name, "dynamic") || strings.Contains(tc.name, "$recursiveRef"); tool.decides == google {
 				t.Fatalf("the compiled checker decides: %v", tool.decides)
 			}
-			args := deepValue(tc.depth)
+			args := hostileschema.DeepValue(tc.depth)
 			_, err = tool.Check(args)
 			switch {
 			case tc.want == "" && err != nil:
